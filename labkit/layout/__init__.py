@@ -1,0 +1,32 @@
+"""labkit.layout: a faithful model of CuTe layouts, swizzles and tensors."""
+
+from .int_tuple import S, is_static, is_constant, shape_div, ceil_div, product
+from .layout import (
+    Layout, make_layout, size, cosize, rank, depth, shape, stride, crd2idx, idx2crd, flatten,
+    coalesce, filter, filter_zeros, compact_major, make_ordered_layout, append, prepend, take,
+    make_identity_layout,
+)
+from .algebra import (
+    composition, complement, right_inverse, left_inverse, logical_divide, zipped_divide,
+    tiled_divide, flat_divide, logical_product, zipped_product, tiled_product, flat_product,
+    blocked_product, raked_product, tile_to_shape, max_common_vector, recast_layout, upcast,
+    downcast, make_fragment_like, make_layout_like, zip_layouts, Underscore, _,
+)
+from .swizzle import Swizzle, ComposedLayout, make_composed_layout, swizzle_strides
+from .tensor import Tensor, make_tensor, make_fragment, recast, slice_layout
+from .text import parse_layout, parse_int_tuple, print_layout, layout_table, format_layout
+
+__all__ = [
+    "S", "is_static", "is_constant", "shape_div", "ceil_div", "product",
+    "Layout", "make_layout", "size", "cosize", "rank", "depth", "shape", "stride", "crd2idx",
+    "idx2crd", "flatten", "coalesce", "filter", "filter_zeros", "compact_major",
+    "make_ordered_layout", "append", "prepend", "take", "make_identity_layout",
+    "composition", "complement", "right_inverse", "left_inverse", "logical_divide",
+    "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
+    "tiled_product", "flat_product", "blocked_product", "raked_product", "tile_to_shape",
+    "max_common_vector", "recast_layout", "upcast", "downcast", "make_fragment_like",
+    "make_layout_like", "zip_layouts", "Underscore", "_",
+    "Swizzle", "ComposedLayout", "make_composed_layout", "swizzle_strides",
+    "Tensor", "make_tensor", "make_fragment", "recast", "slice_layout",
+    "parse_layout", "parse_int_tuple", "print_layout", "layout_table", "format_layout",
+]

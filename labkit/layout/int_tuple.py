@@ -1,0 +1,247 @@
+"""Integers and integer tuples as CuTe sees them: static (`_8`) or dynamic (`8`).
+
+CuTe distinguishes compile-time integers (``Int<8>``, printed ``_8``) from run-time
+integers (``int``, printed ``8``). labkit models a static integer as :class:`S`, an
+``int`` subclass; a plain ``int`` is dynamic. Arithmetic keeps a result static only
+when every operand is static, as C++ template arithmetic does.
+
+>>> from labkit.layout.int_tuple import S, is_static, product
+>>> S(4) * S(2), S(4) * 2
+(_8, 8)
+>>> is_static((S(2), (S(4), S(1)))), is_static((S(2), 4))
+(True, False)
+>>> product((S(2), (S(4), 3)))
+24
+
+Mirrors ``include/cute/int_tuple.hpp`` and ``numeric/integral_constant.hpp``.
+"""
+
+from __future__ import annotations
+
+from ..errors import LayoutError
+
+__all__ = [
+    "S", "is_static", "is_int", "is_tuple", "is_constant", "product", "flatten_tuple",
+    "shape_div", "shape_min", "ceil_div", "fmt", "congruent", "depth_of", "rank_of",
+    "signum", "as_static", "as_dynamic", "unwrap", "check_int_tuple",
+]
+
+
+def _binop(name):
+    base = getattr(int, name)
+
+    def op(self, other):
+        r = base(self, other)
+        if r is NotImplemented or isinstance(r, bool):
+            return r
+        if isinstance(other, S):
+            return S(r)
+        return int(r)
+
+    op.__name__ = name
+    return op
+
+
+class S(int):
+    """A static (compile-time) integer, CuTe's ``Int<N>``; prints as ``_N``.
+
+    >>> S(8), str(S(8)), S(8) + S(1), S(8) + 1
+    (_8, '_8', _9, 9)
+    """
+
+    __slots__ = ()
+
+    def __new__(cls, value):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise LayoutError(f"S(value): value must be an int, got {value!r}")
+        return super().__new__(cls, value)
+
+    def __repr__(self):
+        return f"_{int(self)}"
+
+    __str__ = __repr__
+
+    def __neg__(self):
+        return S(-int(self))
+
+    def __abs__(self):
+        return S(abs(int(self)))
+
+    def __pos__(self):
+        return self
+
+
+for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__",
+              "__floordiv__", "__rfloordiv__", "__mod__", "__rmod__", "__xor__", "__rxor__",
+              "__and__", "__rand__", "__or__", "__ror__", "__lshift__", "__rlshift__",
+              "__rshift__", "__rrshift__"):
+    setattr(S, _name, _binop(_name))
+del _name
+
+
+def is_int(x) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def is_tuple(x) -> bool:
+    return isinstance(x, tuple)
+
+
+def is_static(x) -> bool:
+    """True when ``x`` (an int or a nested tuple) holds only static integers."""
+    if isinstance(x, tuple):
+        return all(is_static(e) for e in x)
+    return isinstance(x, S)
+
+
+def is_constant(value: int, x) -> bool:
+    """CuTe's ``is_constant<value, X>``: ``x`` is a static integer equal to ``value``."""
+    return isinstance(x, S) and int(x) == value
+
+
+def as_static(x):
+    """Every integer of ``x`` made static."""
+    if isinstance(x, tuple):
+        return tuple(as_static(e) for e in x)
+    return S(int(x))
+
+
+def as_dynamic(x):
+    """Every integer of ``x`` made dynamic."""
+    if isinstance(x, tuple):
+        return tuple(as_dynamic(e) for e in x)
+    return int(x)
+
+
+def check_int_tuple(x, what: str):
+    """Raise :class:`LayoutError` unless ``x`` is an int or a nested tuple of ints."""
+    if isinstance(x, tuple):
+        if len(x) == 0:
+            raise LayoutError(f"{what}: empty tuples are not allowed")
+        for e in x:
+            check_int_tuple(e, what)
+    elif not is_int(x):
+        raise LayoutError(f"{what}: expected an int or a tuple of ints, got {x!r} "
+                          f"({type(x).__name__})")
+
+
+def flatten_tuple(x) -> tuple:
+    if isinstance(x, tuple):
+        out = []
+        for e in x:
+            out.extend(flatten_tuple(e))
+        return tuple(out)
+    return (x,)
+
+
+def product(x):
+    """Product of all integers of ``x``; static if all are static."""
+    if isinstance(x, tuple):
+        r = S(1)
+        for e in x:
+            r = r * product(e)
+        return r
+    return x
+
+
+def rank_of(x) -> int:
+    return len(x) if isinstance(x, tuple) else 1
+
+
+def depth_of(x) -> int:
+    if isinstance(x, tuple):
+        return 1 + max(depth_of(e) for e in x)
+    return 0
+
+
+def congruent(a, b) -> bool:
+    """Same tuple structure."""
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(congruent(x, y) for x, y in zip(a, b))
+    return not isinstance(a, tuple) and not isinstance(b, tuple)
+
+
+def signum(x):
+    r = (x > 0) - (x < 0)
+    return S(r) if isinstance(x, S) else r
+
+
+def _sdiv(a, b):
+    """Integer division truncating toward zero, keeping static-ness."""
+    q = abs(int(a)) // abs(int(b))
+    if (a < 0) != (b < 0):
+        q = -q
+    return S(q) if isinstance(a, S) and isinstance(b, S) else q
+
+
+def shape_div(a, b):
+    """CuTe's ``shape_div``: ``a / b`` when ``b`` divides ``a``, else the sign when ``a`` divides ``b``.
+
+    >>> shape_div((S(4), S(8)), S(8)), shape_div(S(2), S(8))
+    ((_1, _4), _1)
+    """
+    if isinstance(a, tuple):
+        if isinstance(b, tuple):
+            if len(a) != len(b):
+                raise LayoutError(f"shape_div: ranks of {fmt(a)} and {fmt(b)} differ")
+            return tuple(shape_div(x, y) for x, y in zip(a, b))
+        out = []
+        rest = b
+        for x in a:
+            out.append(shape_div(x, rest))
+            rest = shape_div(rest, product(x))
+        return tuple(out)
+    if isinstance(b, tuple):
+        return shape_div(a, product(b))
+    if b == 0:
+        raise LayoutError(f"shape_div: cannot divide {fmt(a)} by zero")
+    if a % b != 0 and (a == 0 or b % a != 0):
+        raise LayoutError(f"shape_div: {fmt(a)} and {fmt(b)} must divide one another "
+                          "(the divisibility rule of CuTe's shape_div)")
+    q = _sdiv(a, b)
+    if q != 0:
+        return q
+    r = signum(a) * signum(b)
+    return S(int(r)) if isinstance(a, S) and isinstance(b, S) else int(r)
+
+
+def shape_min(a, b):
+    """CuTe's ``shape_min``: a static 1 wins and stays static."""
+    if is_constant(1, a) or is_constant(1, b):
+        return S(1)
+    r = min(int(a), int(b))
+    return S(r) if isinstance(a, S) and isinstance(b, S) else r
+
+
+def ceil_div(a, b):
+    """``ceil(a / b)`` elementwise (CuTe's ``ceil_div``)."""
+    if isinstance(a, tuple):
+        if isinstance(b, tuple):
+            out = [ceil_div(x, y) for x, y in zip(a, b)]
+            out += list(a[len(b):])
+            return tuple(out)
+        out = []
+        rest = b
+        for x in a:
+            out.append(ceil_div(x, rest))
+            rest = ceil_div(rest, product(x))
+        return tuple(out)
+    if isinstance(b, tuple):
+        return ceil_div(a, product(b))
+    if b == 0:
+        raise LayoutError(f"ceil_div: cannot divide {fmt(a)} by zero")
+    return (a + b - S(1)) // b
+
+
+def unwrap(t):
+    """A 1-tuple becomes its element."""
+    while isinstance(t, tuple) and len(t) == 1:
+        t = t[0]
+    return t
+
+
+def fmt(x) -> str:
+    """Print an int tuple as CuTe does: ``(_2,(4,_8))``."""
+    if isinstance(x, tuple):
+        return "(" + ",".join(fmt(e) for e in x) + ")"
+    return str(x)

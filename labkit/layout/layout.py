@@ -1,0 +1,524 @@
+"""CuTe's ``Layout``: a shape and a stride, a function from coordinates to offsets.
+
+Coordinates are colexicographic, as in CuTe: the leftmost mode moves fastest.
+
+>>> import labkit as lk
+>>> L = lk.make_layout((4, 8), (8, 1))
+>>> print(L)
+(4,8):(8,1)
+>>> L(1), L(1, 2), L((1, 2)), lk.size(L), lk.cosize(L)
+(8, 10, 10, 32, 32)
+>>> print(lk.make_layout((lk.S(2), lk.S(4))))
+(_2,_4):(_1,_2)
+
+Mirrors ``include/cute/layout.hpp``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LayoutError
+from .int_tuple import (
+    S, is_int, is_constant, is_static, product, flatten_tuple, fmt, congruent, depth_of,
+    check_int_tuple, unwrap,
+)
+
+__all__ = [
+    "Layout", "make_layout", "size", "cosize", "rank", "depth", "shape", "stride",
+    "crd2idx", "idx2crd", "flatten", "coalesce", "filter", "filter_zeros", "compact_major",
+    "make_ordered_layout", "is_layout", "append", "prepend", "take", "make_identity_layout",
+]
+
+
+class Layout:
+    """A CuTe layout ``shape:stride``.
+
+    ``L(i)`` takes a flat (colexicographic) index, ``L(i, j)`` or ``L((i, j))`` a coordinate
+    (each mode may itself take a flat index into its sub-shape). ``L[i]`` is mode ``i``.
+
+    >>> L = Layout(((2, 2), 4), ((1, 8), 2))
+    >>> print(L, L[0])
+    ((2,2),4):((1,8),2) (2,2):(1,8)
+    >>> L(5), L((1, 1), 2)
+    (3, 13)
+    """
+
+    __slots__ = ("shape", "stride")
+
+    def __init__(self, shape, stride=None):
+        if isinstance(shape, Layout):
+            raise LayoutError("Layout(shape, stride): shape is a Layout; use make_layout(L1, L2) "
+                              "to concatenate layouts")
+        check_int_tuple(shape, "Layout shape")
+        for e in flatten_tuple(shape):
+            if e < 0:
+                raise LayoutError(f"Layout shape {fmt(shape)}: extents must be positive, got {e}")
+            if e == 0:
+                raise LayoutError(f"Layout shape {fmt(shape)}: extents must be positive, got 0")
+        if stride is None:
+            stride = compact_major(shape, "left")
+        check_int_tuple(stride, "Layout stride")
+        if not congruent(shape, stride):
+            raise LayoutError(f"Layout: shape {fmt(shape)} and stride {fmt(stride)} must have "
+                              "the same nesting (rank mismatch)")
+        self.shape = shape
+        self.stride = stride
+
+    # -- queries -------------------------------------------------------------------------
+    def __len__(self):
+        return len(self.shape) if isinstance(self.shape, tuple) else 1
+
+    def __getitem__(self, i):
+        if not isinstance(self.shape, tuple):
+            if i in (0, -1):
+                return self
+            raise LayoutError(f"layout {self}: mode index {i} out of range for rank 1")
+        if not is_int(i) or not -len(self.shape) <= i < len(self.shape):
+            raise LayoutError(f"layout {self}: mode index {i!r} out of range for rank "
+                              f"{len(self.shape)}")
+        return Layout(self.shape[i], self.stride[i])
+
+    def __iter__(self):
+        for i in range(len(self)):
+            yield self[i]
+
+    def __eq__(self, other):
+        return (isinstance(other, Layout) and _same(self.shape, other.shape)
+                and _same(self.stride, other.stride))
+
+    def __hash__(self):
+        return hash((str(self.shape), str(self.stride)))
+
+    def __str__(self):
+        return f"{fmt(self.shape)}:{fmt(self.stride)}"
+
+    def __repr__(self):
+        return f"Layout({self})"
+
+    def _repr_pretty_(self, p, cycle):
+        p.text(str(self))
+
+    # -- evaluation ------------------------------------------------------------------------
+    def __call__(self, *args):
+        if len(args) == 0:
+            raise LayoutError(f"layout {self}: call with an index or a coordinate")
+        crd = args[0] if len(args) == 1 else tuple(args)
+        if _has_slice(crd):
+            raise LayoutError(f"layout {self}: slicing with _ is done by labkit.slice_layout "
+                              "or by a Tensor")
+        _check_coord(crd, self.shape, f"coordinate {_cfmt(crd)} of layout {self}")
+        return int(crd2idx(crd, self.shape, self.stride))
+
+    def offsets(self) -> np.ndarray:
+        """All values ``L(i)`` for ``i`` in ``range(size(L))``, as a numpy array (fast).
+
+        >>> Layout((2, 3), (3, 1)).offsets().tolist()
+        [0, 3, 1, 4, 2, 5]
+        """
+        shp = flatten_tuple(self.shape)
+        std = flatten_tuple(self.stride)
+        n = int(product(self.shape))
+        idx = np.arange(n, dtype=np.int64)
+        out = np.zeros(n, dtype=np.int64)
+        div = 1
+        for s, d in zip(shp, std):
+            out += ((idx // div) % int(s)) * int(d)
+            div *= int(s)
+        return out
+
+    def compose(self, *others):
+        from .algebra import composition
+        return composition(self, others[0] if len(others) == 1 else others)
+
+
+def _same(a, b):
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
+                and all(_same(x, y) for x, y in zip(a, b)))
+    return int(a) == int(b) and isinstance(a, S) == isinstance(b, S)
+
+
+def _has_slice(c):
+    if isinstance(c, tuple):
+        return any(_has_slice(e) for e in c)
+    return c is None or type(c).__name__ == "Underscore"
+
+
+def _cfmt(c):
+    return fmt(c) if isinstance(c, tuple) else str(c)
+
+
+def _check_coord(crd, shp, what):
+    if isinstance(crd, tuple):
+        if not isinstance(shp, tuple):
+            raise LayoutError(f"{what}: the coordinate is deeper than the shape {fmt(shp)}")
+        if len(crd) != len(shp):
+            raise LayoutError(f"{what}: rank {len(crd)} does not match the shape "
+                              f"{fmt(shp)} of rank {len(shp)}")
+        for c, s in zip(crd, shp):
+            _check_coord(c, s, what)
+        return
+    if not is_int(crd):
+        raise LayoutError(f"{what}: coordinates must be ints or tuples, got {crd!r}")
+    n = product(shp)
+    if not 0 <= crd < n:
+        raise LayoutError(f"{what}: index {crd} out of range [0, {int(n)}) of shape {fmt(shp)}")
+
+
+def is_layout(x) -> bool:
+    return isinstance(x, Layout)
+
+
+def make_layout(*args):
+    """``make_layout(shape, stride=None)``; or ``make_layout(L0, L1, ...)`` concatenates modes.
+
+    The default stride is CuTe's LayoutLeft (column-major) compact stride.
+
+    >>> print(make_layout((4, 8)))
+    (4,8):(_1,4)
+    >>> print(make_layout(Layout(4, 2), Layout(3, 8)))
+    (4,3):(2,8)
+    """
+    if args and all(isinstance(a, Layout) for a in args):
+        return Layout(tuple(a.shape for a in args), tuple(a.stride for a in args))
+    if len(args) == 1:
+        return Layout(args[0])
+    if len(args) == 2:
+        return Layout(args[0], args[1])
+    raise LayoutError("make_layout(shape, stride=None) or make_layout(layout, layout, ...): "
+                      f"got {len(args)} arguments")
+
+
+def make_identity_layout(shp):
+    """The compact column-major layout of ``shp`` (its own coordinates' flat index)."""
+    return Layout(shp, compact_major(shp, "left"))
+
+
+def _as_layout(x, what="layout"):
+    if isinstance(x, Layout):
+        return x
+    raise LayoutError(f"{what}: expected a Layout, got {x!r} ({type(x).__name__})")
+
+
+def size(x, mode=None):
+    """Number of coordinates (product of the shape); ``size(L, i)`` of mode ``i``."""
+    if mode is not None:
+        return size(_as_layout(x)[mode])
+    if isinstance(x, Layout):
+        return product(x.shape)
+    if hasattr(x, "layout") and not callable(getattr(x, "layout")):
+        return size(x.layout)
+    if hasattr(x, "shape") and not isinstance(x, tuple) and hasattr(x, "layout_b"):
+        return size(x.layout_b)
+    check_int_tuple(x, "size")
+    return product(x)
+
+
+def cosize(layout):
+    """One past the largest offset: ``L(size(L) - 1) + 1`` for non-negative strides."""
+    if hasattr(layout, "layout_b"):
+        return cosize(layout.layout_b)
+    layout = _as_layout(layout, "cosize")
+    shp = flatten_tuple(layout.shape)
+    std = flatten_tuple(layout.stride)
+    r = S(1)
+    for s, d in zip(shp, std):
+        r = r + (s - S(1)) * abs(d)
+    return r
+
+
+def rank(layout, mode=None):
+    if mode is not None:
+        return rank(_as_layout(layout)[mode])
+    if isinstance(layout, Layout):
+        return len(layout)
+    return len(layout) if isinstance(layout, tuple) else 1
+
+
+def depth(layout):
+    if isinstance(layout, Layout):
+        return depth_of(layout.shape)
+    return depth_of(layout)
+
+
+def shape(layout, mode=None):
+    layout = _as_layout(layout, "shape")
+    return layout.shape if mode is None else layout[mode].shape
+
+
+def stride(layout, mode=None):
+    layout = _as_layout(layout, "stride")
+    return layout.stride if mode is None else layout[mode].stride
+
+
+def crd2idx(crd, shp, std):
+    """Offset of coordinate ``crd`` (an int is unpacked colexicographically).
+
+    >>> crd2idx((1, 2), (4, 8), (8, 1)), crd2idx(6, (4, 8), (8, 1))
+    (10, 17)
+    """
+    if isinstance(crd, tuple):
+        if not isinstance(shp, tuple) or len(crd) != len(shp):
+            raise LayoutError(f"crd2idx: coordinate {_cfmt(crd)} does not match shape {fmt(shp)}")
+        r = 0
+        for c, s, d in zip(crd, shp, std):
+            r = r + crd2idx(c, s, d)
+        return r
+    if isinstance(shp, tuple):
+        r = 0
+        for i, (s, d) in enumerate(zip(shp, std)):
+            if i == len(shp) - 1:
+                r = r + crd2idx(crd, s, d)
+            else:
+                n = product(s)
+                r = r + crd2idx(crd % n, s, d)
+                crd = crd // n
+        return r
+    return crd * std
+
+
+def idx2crd(idx, shp):
+    """The colexicographic coordinate of flat index ``idx`` in ``shp``.
+
+    >>> idx2crd(5, ((2, 2), 4))
+    ((1, 0), 1)
+    """
+    if isinstance(shp, tuple):
+        out = []
+        for i, s in enumerate(shp):
+            n = product(s)
+            if i == len(shp) - 1:
+                out.append(idx2crd(idx, s))
+            else:
+                out.append(idx2crd(idx % n, s))
+                idx = idx // n
+        return tuple(out)
+    return idx
+
+
+def flatten(x):
+    """Flatten a layout's modes (or an int tuple) to depth 1.
+
+    >>> print(flatten(Layout(((2, 2), 4), ((1, 8), 2))))
+    (2,2,4):(1,8,2)
+    """
+    if isinstance(x, Layout):
+        fs, fd = flatten_tuple(x.shape), flatten_tuple(x.stride)
+        if len(fs) == 1:
+            return Layout(fs[0], fd[0])
+        return Layout(fs, fd)
+    return flatten_tuple(x) if isinstance(x, tuple) else x
+
+
+def _bw_coalesce(shp, std):
+    """CuTe's ``bw_coalesce`` on flat tuples; merges only statically provable modes."""
+    new_s = [shp[-1]]
+    new_d = [std[-1]]
+    for i in range(len(shp) - 2, -1, -1):
+        s, d = shp[i], std[i]
+        if is_constant(1, s):
+            continue
+        if len(new_s) == 1 and is_constant(1, new_s[0]):
+            new_s, new_d = [s], [d]
+            continue
+        if (isinstance(new_s[0], S) and isinstance(s, S) and isinstance(d, S)
+                and isinstance(new_d[0], S) and s * d == new_d[0]):
+            new_s[0] = s * new_s[0]
+            new_d[0] = d
+            continue
+        new_s.insert(0, s)
+        new_d.insert(0, d)
+    if len(new_s) == 1:
+        if is_constant(1, new_s[0]):
+            return Layout(S(1), S(0))
+        return Layout(new_s[0], new_d[0])
+    return Layout(tuple(new_s), tuple(new_d))
+
+
+def coalesce(layout, profile=None):
+    """Merge modes whose strides chain; drop static size-1 modes. ``profile`` coalesces by mode.
+
+    Like CuTe, two modes merge only when ``s0 * d0 == d1`` is known at compile time (all
+    static); static ``_1`` modes vanish, a dynamic ``1`` stays.
+
+    >>> from labkit.layout.int_tuple import S
+    >>> print(coalesce(Layout((S(2), S(4)), (S(1), S(2)))))
+    _8:_1
+    >>> print(coalesce(Layout((2, 4), (1, 2))))
+    (2,4):(1,2)
+    >>> print(coalesce(Layout((S(2), (S(2), S(4))), (S(1), (S(2), S(16)))), (S(1), S(1))))
+    (_2,(_2,_4)):(_1,(_2,_16))
+    """
+    layout = _as_layout(layout, "coalesce")
+    if profile is not None and isinstance(profile, tuple):
+        if len(layout) < len(profile):
+            raise LayoutError(f"coalesce: profile {fmt(profile)} has more modes than "
+                              f"layout {layout}")
+        modes = [coalesce(layout[i], profile[i]) if isinstance(profile[i], tuple)
+                 else coalesce(layout[i]) for i in range(len(profile))]
+        modes += [layout[i] for i in range(len(profile), len(layout))]
+        return make_layout(*modes)
+    return _bw_coalesce(flatten_tuple(layout.shape), flatten_tuple(layout.stride))
+
+
+def filter_zeros(a, b=None):
+    """``filter_zeros(stride, shape)``: shape with ``_1`` wherever the stride is a *static* 0.
+
+    A dynamic zero stride is kept as it is: only compile-time broadcast is recognised.
+    ``filter_zeros(layout)`` returns the layout with those modes made size ``_1``.
+
+    >>> from labkit.layout.int_tuple import S
+    >>> filter_zeros((S(1), S(0), S(8)), (S(2), S(2), S(2)))
+    (_2, _1, _2)
+    >>> filter_zeros((S(1), 0, S(8)), (S(2), S(2), S(2)))
+    (_2, _2, _2)
+    """
+    if isinstance(a, Layout) and b is None:
+        return Layout(filter_zeros(a.stride, a.shape), a.stride)
+    if isinstance(a, tuple):
+        if not isinstance(b, tuple) or len(a) != len(b):
+            raise LayoutError(f"filter_zeros: stride {fmt(a)} and shape {fmt(b)} must be "
+                              "congruent")
+        return tuple(filter_zeros(x, y) for x, y in zip(a, b))
+    if isinstance(b, tuple):
+        raise LayoutError(f"filter_zeros: stride {fmt(a)} and shape {fmt(b)} must be congruent")
+    return S(1) if is_constant(0, a) else b
+
+
+def filter(layout):
+    """Remove broadcast (static stride-0) and size-1 modes, then coalesce (CuTe ``filter``).
+
+    >>> from labkit.layout.int_tuple import S
+    >>> print(filter(Layout((S(2), S(3), S(4)), (S(1), S(0), S(2)))))
+    _8:_1
+    """
+    return coalesce(filter_zeros(_as_layout(layout, "filter")))
+
+
+def compact_major(shp, major="left", current=None):
+    """Compact strides for ``shp``: ``"left"`` (LayoutLeft, column-major) or ``"right"``.
+
+    A *static* size-1 mode gets stride ``_0`` and does not advance the running stride,
+    as in CuTe; a dynamic 1 is an ordinary extent.
+
+    >>> from labkit.layout.int_tuple import S
+    >>> compact_major((S(2), S(1), S(2)), "left")
+    (_1, _0, _2)
+    >>> compact_major((S(2), 1, S(2)), "left")
+    (_1, _2, 2)
+    >>> compact_major((S(2), S(3), S(4)), "right")
+    (_12, _4, _1)
+    """
+    if major not in ("left", "right"):
+        raise LayoutError(f"compact_major: major must be 'left' or 'right', got {major!r}")
+    check_int_tuple(shp, "compact_major shape")
+    cur = S(1) if current is None else current
+
+    def rec(s, cur):
+        if isinstance(s, tuple):
+            items = list(s) if major == "left" else list(reversed(s))
+            out = []
+            for e in items:
+                d, cur = rec(e, cur)
+                out.append(d)
+            if major == "right":
+                out.reverse()
+            return tuple(out), cur
+        if is_constant(1, s):
+            return S(0), cur
+        return cur, cur * s
+
+    return rec(shp, cur)[0]
+
+
+def make_ordered_layout(shp, order=None):
+    """A compact layout whose modes are ordered by ``order`` (CuTe ``make_ordered_layout``).
+
+    Static orders compare by value; dynamic ones count as larger than every static one and
+    keep their order of appearance. This decides where run-time strides go.
+
+    >>> from labkit.layout.int_tuple import S
+    >>> print(make_ordered_layout((S(4), (S(2), S(2))), (S(2048), (144, 288))))
+    (_4,(_2,_2)):(_1,(_4,_8))
+    >>> print(make_ordered_layout((S(4), S(4)), (S(2048), S(144))))
+    (_4,_4):(_4,_1)
+    """
+    check_int_tuple(shp, "make_ordered_layout shape")
+    if order is None:
+        return Layout(shp)
+    check_int_tuple(order, "make_ordered_layout order")
+    ref_shape = flatten_tuple(_product_like(shp, order))
+    flat_order = flatten_tuple(order)
+    max_order = 0
+    for o in flat_order:
+        if isinstance(o, S) and o > max_order:
+            max_order = int(o)
+    ref_order = tuple(o if isinstance(o, S) else S(max_order + 1 + i)
+                      for i, o in enumerate(flat_order))
+    new_order = _unflatten(ref_order, order)
+
+    def rec(s, o):
+        if isinstance(o, tuple):
+            if not isinstance(s, tuple) or len(s) != len(o):
+                raise LayoutError(f"make_ordered_layout: shape {fmt(shp)} and order {fmt(order)} "
+                                  "must be congruent")
+            return tuple(rec(x, y) for x, y in zip(s, o))
+        start = S(1)
+        for rs, ro in zip(ref_shape, ref_order):
+            if int(ro) < int(o):
+                start = start * rs
+        return compact_major(s, "left", start)
+
+    return Layout(shp, rec(shp, new_order))
+
+
+def _product_like(shp, prof):
+    if isinstance(prof, tuple):
+        if not isinstance(shp, tuple) or len(shp) != len(prof):
+            raise LayoutError(f"make_ordered_layout: shape {fmt(shp)} and order {fmt(prof)} "
+                              "must be congruent")
+        return tuple(_product_like(s, p) for s, p in zip(shp, prof))
+    return product(shp)
+
+
+def _unflatten(flat, prof):
+    it = iter(flat)
+
+    def rec(p):
+        if isinstance(p, tuple):
+            return tuple(rec(e) for e in p)
+        return next(it)
+
+    return rec(prof)
+
+
+def append(layout, x=None, n=None):
+    """Append mode ``x`` (default ``_1:_0``), or pad to rank ``n`` with ``_1:_0``."""
+    layout = _as_layout(layout, "append")
+    modes = list(layout) if isinstance(layout.shape, tuple) else [layout]
+    if n is not None:
+        while len(modes) < n:
+            modes.append(Layout(S(1), S(0)))
+    else:
+        modes.append(x if x is not None else Layout(S(1), S(0)))
+    return make_layout(*modes)
+
+
+def prepend(layout, x):
+    layout = _as_layout(layout, "prepend")
+    modes = list(layout) if isinstance(layout.shape, tuple) else [layout]
+    return make_layout(x, *modes)
+
+
+def take(layout, b, e):
+    """Modes ``[b, e)`` of a layout."""
+    layout = _as_layout(layout, "take")
+    modes = list(layout)[b:e]
+    if not modes:
+        raise LayoutError(f"take: empty range [{b},{e}) of layout {layout}")
+    return make_layout(*modes)
+
+
+def unwrap_layout(layout):
+    return Layout(unwrap(layout.shape), unwrap(layout.stride))

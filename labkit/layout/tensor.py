@@ -1,0 +1,217 @@
+"""CuTe's ``Tensor``: storage (a numpy array, or none) + a layout + an offset.
+
+``t(coord)`` reads ``storage[offset + layout(coord)]``; a coordinate holding ``_`` slices and
+returns a view on the same storage. Without storage, ``t(coord)`` returns the offset itself,
+which is how labkit shows where a partition points.
+
+>>> import numpy as np, labkit as lk
+>>> t = lk.make_tensor(np.arange(32), lk.make_layout((4, 8), (8, 1)))
+>>> int(t(1, 2)), int(t[1, 2])
+(10, 10)
+>>> row = t(1, lk._)
+>>> print(row.layout, row.offset, row(3))
+(8):(1) 8 11
+>>> w = lk.recast(lk.make_tensor(np.arange(8, dtype=np.float16), lk.make_layout(lk.S(8))), np.uint32)
+>>> print(w.layout, [hex(int(w(i))) for i in range(2)])
+_4:_1 ['0x3c000000', '0x42004000']
+
+Mirrors ``include/cute/tensor_impl.hpp`` and ``recast`` in ``tensor.hpp``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LayoutError
+from .int_tuple import S, is_int, fmt
+from .layout import Layout, crd2idx, size, cosize, _check_coord, _cfmt
+from .swizzle import ComposedLayout
+from .algebra import Underscore, recast_layout
+
+__all__ = ["Tensor", "make_tensor", "make_fragment", "recast", "slice_layout"]
+
+
+def _is_slice(c):
+    return c is None or isinstance(c, Underscore)
+
+
+def _has_slice(c):
+    if isinstance(c, tuple):
+        return any(_has_slice(e) for e in c)
+    return _is_slice(c)
+
+
+def _slice(crd, shp, std):
+    """(kept shapes, kept strides, offset) for a coordinate containing ``_``."""
+    if _is_slice(crd):
+        return [shp], [std], 0
+    if isinstance(crd, tuple):
+        if not isinstance(shp, tuple) or len(crd) != len(shp):
+            raise LayoutError(f"slice: coordinate {_cfmt(crd)} does not match shape {fmt(shp)}")
+        ks, kd, off = [], [], 0
+        for c, s, d in zip(crd, shp, std):
+            s2, d2, o = _slice(c, s, d)
+            off += o
+            if isinstance(c, tuple) and s2:
+                ks.append(tuple(s2))
+                kd.append(tuple(d2))
+            else:
+                ks += s2
+                kd += d2
+        return ks, kd, off
+    _check_coord(crd, shp, f"slice coordinate {crd}")
+    return [], [], crd2idx(crd, shp, std)
+
+
+def slice_layout(layout, crd):
+    """``(sublayout, offset)``: the modes marked ``_`` in ``crd`` and the offset of the rest.
+
+    >>> import labkit as lk
+    >>> sub, off = slice_layout(lk.parse_layout("(_4,_8):(_8,_1)"), (lk._, 2))
+    >>> print(sub, off)
+    (_4):(_8) 2
+    """
+    if isinstance(layout, ComposedLayout):
+        sub, off = slice_layout(layout.layout_b, crd)
+        return ComposedLayout(layout.layout_a, layout.offset + off, sub), 0
+    if not isinstance(crd, tuple):
+        crd = (crd,) if isinstance(layout.shape, tuple) and len(layout.shape) == 1 else crd
+    ks, kd, off = _slice(crd, layout.shape, layout.stride)
+    if not ks:
+        raise LayoutError(f"slice: coordinate {_cfmt(crd)} has no _ ; call the layout instead")
+    return Layout(tuple(ks), tuple(kd)), off
+
+
+class Tensor:
+    """A layout over storage. See the module docstring for an example."""
+
+    __slots__ = ("storage", "layout", "offset")
+
+    def __init__(self, storage, layout, offset=0):
+        if not isinstance(layout, (Layout, ComposedLayout)):
+            raise LayoutError(f"make_tensor: layout must be a Layout, got {layout!r}")
+        if storage is not None:
+            if not isinstance(storage, np.ndarray):
+                raise LayoutError(f"make_tensor: storage must be a numpy array or None, got "
+                                  f"{type(storage).__name__}")
+            if storage.ndim != 1:
+                storage = storage.reshape(-1)
+        self.storage, self.layout, self.offset = storage, layout, int(offset)
+
+    @property
+    def shape(self):
+        return self.layout.shape
+
+    @property
+    def stride(self):
+        return self.layout.stride
+
+    def _index(self, crd):
+        return self.offset + self.layout(crd)
+
+    def _norm(self, args):
+        return args[0] if len(args) == 1 else tuple(args)
+
+    def __call__(self, *args):
+        crd = self._norm(args)
+        if _has_slice(crd):
+            sub, off = slice_layout(self.layout, crd)
+            return Tensor(self.storage, sub, self.offset + off)
+        idx = self._index(crd)
+        if self.storage is None:
+            return idx
+        self._check_bounds(idx)
+        return self.storage[idx]
+
+    def __getitem__(self, crd):
+        return self(crd) if not isinstance(crd, tuple) else self(*crd)
+
+    def __setitem__(self, crd, value):
+        if self.storage is None:
+            raise LayoutError("Tensor: a coordinate-only tensor (no storage) cannot be written")
+        idx = self._index(crd)
+        self._check_bounds(idx)
+        self.storage[idx] = value
+
+    def _check_bounds(self, idx):
+        if not 0 <= idx < self.storage.size:
+            raise LayoutError(f"Tensor: offset {idx} falls outside the storage of "
+                              f"{self.storage.size} elements")
+
+    def offsets(self) -> np.ndarray:
+        """Storage offsets of every coordinate, colexicographic order."""
+        return self.layout.offsets() + self.offset
+
+    def values(self) -> np.ndarray:
+        """All elements in colexicographic coordinate order (a copy)."""
+        if self.storage is None:
+            return self.offsets()
+        return self.storage[self.offsets()]
+
+    def data_ptr_equal(self, other) -> bool:
+        """True when both tensors view the same storage buffer."""
+        return (self.storage is not None and other.storage is not None
+                and np.shares_memory(self.storage, other.storage))
+
+    def __len__(self):
+        return len(self.layout)
+
+    def __str__(self):
+        head = f"{self.storage.dtype}" if self.storage is not None else "coord"
+        return f"{head}[{self.offset}] o {self.layout}"
+
+    def __repr__(self):
+        return f"Tensor({self})"
+
+
+def make_tensor(storage, layout, offset=0):
+    """A tensor viewing ``storage`` (a numpy array, or None) through ``layout``.
+
+    >>> import labkit as lk
+    >>> make_tensor(None, lk.parse_layout("(_16,_16):(_16,_1)"))(0, 9)
+    9
+    """
+    if isinstance(layout, str):
+        from .text import parse_layout
+        layout = parse_layout(layout)
+    t = Tensor(storage, layout, offset)
+    if storage is not None and isinstance(layout, Layout):
+        need = int(cosize(layout)) + int(offset)
+        if t.storage.size < need:
+            raise LayoutError(f"make_tensor: layout {layout} needs {need} elements of storage, "
+                              f"got {t.storage.size}")
+    return t
+
+
+def make_fragment(layout, dtype=np.float16):
+    """A tensor that owns zeroed storage of ``cosize(layout)`` elements (a register fragment).
+
+    >>> import labkit as lk
+    >>> f = make_fragment(lk.parse_layout("((_2,_2,_2),_1,_1):((_1,_2,_4),_0,_0)"))
+    >>> f.storage.size, f.storage.dtype
+    (8, dtype('float16'))
+    """
+    n = int(cosize(layout))
+    return Tensor(np.zeros(n, dtype=dtype), layout, 0)
+
+
+def recast(tensor, dtype):
+    """Reinterpret a tensor's bits as another element type (CuTe ``recast<T>``).
+
+    Eight halves become four ``uint32`` words; element ``2i`` lands in the low 16 bits of word
+    ``i`` (little-endian), as ``mma_unpack`` passes fragment pairs to ``mma.sync``.
+    """
+    if not isinstance(tensor, Tensor) or tensor.storage is None:
+        raise LayoutError("recast: needs a Tensor with numpy storage")
+    new = np.dtype(dtype)
+    old = tensor.storage.dtype
+    ob, nb = old.itemsize * 8, new.itemsize * 8
+    if not tensor.storage.flags.c_contiguous:
+        raise LayoutError("recast: storage must be contiguous")
+    if (tensor.storage.size * ob) % nb != 0:
+        raise LayoutError(f"recast: {tensor.storage.size} x {ob}-bit storage does not split into "
+                          f"{nb}-bit elements")
+    if (tensor.offset * ob) % nb != 0:
+        raise LayoutError(f"recast: offset {tensor.offset} is not aligned to {nb}-bit elements")
+    layout = recast_layout(tensor.layout, ob, nb)
+    return Tensor(tensor.storage.view(new), layout, tensor.offset * ob // nb)
