@@ -310,25 +310,31 @@ def logical_divide(layout, tiler):
     return composition(layout, make_layout(tiler, complement(tiler, size(layout))))
 
 
+def _zip2_by(layout, guide):
+    """CuTe's ``zip2_by``: split each guided mode (tile, rest) and gather tiles, then rests.
+
+    ``((A,a),((B,b),(C,c)),d)`` guided by ``(X,(X,X))`` becomes ``((A,(B,C)),(a,(b,c),d))``;
+    a mode whose guide is not a tuple (a Layout, an int or ``_``) must be a (tile, rest) pair.
+    """
+    if isinstance(guide, tuple):
+        if len(guide) > len(layout):
+            raise LayoutError(f"zipped tiler of rank {len(guide)} is longer than layout {layout}")
+        firsts, seconds = [], []
+        for i, g in enumerate(guide):
+            a, b = _zip2_by(layout[i], g)
+            firsts.append(a)
+            seconds.append(b)
+        seconds += [layout[i] for i in range(len(guide), len(layout))]
+        return make_layout(*firsts), make_layout(*seconds)
+    if len(layout) != 2:
+        raise LayoutError(f"zipped divide/product: mode {layout} is not a (tile, rest) pair")
+    return layout[0], layout[1]
+
+
 def _tile_unzip(divided, tiler):
-    """((t0,t1,..),(r0,r1,..)) from a by-mode divided/product layout."""
-    if not isinstance(tiler, tuple):
-        return divided
+    """((t0,t1,..),(r0,r1,..)) from a by-mode divided/product layout (CuTe ``tile_unzip``)."""
     base = divided.layout_b if hasattr(divided, "layout_b") else divided
-    tiles, rests = [], []
-    for i in range(len(base)):
-        m = base[i]
-        if i < len(tiler) and not isinstance(tiler[i], Underscore):
-            tiles.append(m[0])
-            rests.append(m[1])
-        elif i < len(tiler):
-            tiles.append(m)
-        else:
-            rests.append(m)
-    parts = [make_layout(*tiles)]
-    if rests:
-        parts.append(make_layout(*rests))
-    res = make_layout(*parts)
+    res = make_layout(*_zip2_by(base, tiler))
     if hasattr(divided, "layout_b"):
         from .swizzle import ComposedLayout
         return ComposedLayout(divided.layout_a, divided.offset, res)

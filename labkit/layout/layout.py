@@ -261,12 +261,12 @@ def crd2idx(crd, shp, std):
     if isinstance(crd, tuple):
         if not isinstance(shp, tuple) or len(crd) != len(shp):
             raise LayoutError(f"crd2idx: coordinate {_cfmt(crd)} does not match shape {fmt(shp)}")
-        r = 0
+        r = S(0)
         for c, s, d in zip(crd, shp, std):
             r = r + crd2idx(c, s, d)
         return r
     if isinstance(shp, tuple):
-        r = 0
+        r = S(0)
         for i, (s, d) in enumerate(zip(shp, std)):
             if i == len(shp) - 1:
                 r = r + crd2idx(crd, s, d)

@@ -186,17 +186,32 @@ def swizzle_strides(sw: Swizzle, offset: int, layout: Layout):
                               "layout is not a plain shape:stride")
         used |= span
     base = sw(int(offset))
+    base = S(base) if isinstance(offset, S) else base
+
+    def moved(d):
+        new = sw(int(offset) + int(d)) - base
+        return S(new) if isinstance(offset, S) else new
 
     def rec(s, d):
         if isinstance(s, tuple):
-            return tuple(rec(x, y) for x, y in zip(s, d))
-        if int(d) == 0 or int(s) == 1:
-            return d
-        if (abs(int(d)) * (int(s) - 1)) & mask:
-            return sw(int(offset) + int(d)) - base
-        return d
+            pairs = [rec(x, y) for x, y in zip(s, d)]
+            return tuple(p[0] for p in pairs), tuple(p[1] for p in pairs)
+        if int(d) == 0 or int(s) == 1 or not (abs(int(d)) * (int(s) - 1)) & mask:
+            return s, d
+        if int(s) == 2:
+            return s, moved(d)
+        # Each bit of a wider mode flips its own swizzle bit, with a sign that depends on the
+        # offset: split the mode into single-bit modes, each with its own stride.
+        if int(s) & (int(s) - 1):
+            raise LayoutError(f"swizzle_strides: extent {s} of a swizzled mode is not a power "
+                              "of two")
+        bits = int(s).bit_length() - 1
+        two = S(2) if isinstance(s, S) else 2
+        return (tuple(two for _ in range(bits)),
+                tuple(moved(int(d) << i) for i in range(bits)))
 
-    out = Layout(layout.shape, rec(layout.shape, layout.stride))
+    new_shape, new_stride = rec(layout.shape, layout.stride)
+    out = Layout(new_shape, new_stride)
     n = int(size(layout))
     if n <= 1 << 16:
         want = sw(layout.offsets() + int(offset))

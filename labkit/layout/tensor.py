@@ -23,9 +23,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LayoutError
-from .int_tuple import S, is_int, fmt
-from .layout import Layout, crd2idx, size, cosize, _check_coord, _cfmt
-from .swizzle import ComposedLayout
+from .int_tuple import S, is_int, fmt, is_static
+from .layout import Layout, crd2idx, size, cosize, coalesce, _check_coord, _cfmt
+from .swizzle import ComposedLayout, Swizzle, swizzle_strides
 from .algebra import Underscore, recast_layout
 
 __all__ = ["Tensor", "make_tensor", "make_fragment", "recast", "slice_layout"]
@@ -33,6 +33,12 @@ __all__ = ["Tensor", "make_tensor", "make_fragment", "recast", "slice_layout"]
 
 def _is_slice(c):
     return c is None or isinstance(c, Underscore)
+
+
+def _has_fixed(c):
+    if isinstance(c, tuple):
+        return any(_has_fixed(e) for e in c)
+    return not _is_slice(c)
 
 
 def _has_slice(c):
@@ -44,20 +50,18 @@ def _has_slice(c):
 def _slice(crd, shp, std):
     """(kept shapes, kept strides, offset) for a coordinate containing ``_``."""
     if _is_slice(crd):
-        return [shp], [std], 0
+        return [shp], [std], S(0)
     if isinstance(crd, tuple):
         if not isinstance(shp, tuple) or len(crd) != len(shp):
             raise LayoutError(f"slice: coordinate {_cfmt(crd)} does not match shape {fmt(shp)}")
-        ks, kd, off = [], [], 0
+        # CuTe's slice concatenates the kept modes of every level (filter_tuple/lift_slice):
+        # (t, (_, (_, _))) on ((T),(V,(M,K))) keeps (V, M, K), a rank-3 result.
+        ks, kd, off = [], [], S(0)
         for c, s, d in zip(crd, shp, std):
             s2, d2, o = _slice(c, s, d)
-            off += o
-            if isinstance(c, tuple) and s2:
-                ks.append(tuple(s2))
-                kd.append(tuple(d2))
-            else:
-                ks += s2
-                kd += d2
+            off = off + o
+            ks += s2
+            kd += d2
         return ks, kd, off
     _check_coord(crd, shp, f"slice coordinate {crd}")
     return [], [], crd2idx(crd, shp, std)
@@ -73,7 +77,19 @@ def slice_layout(layout, crd):
     """
     if isinstance(layout, ComposedLayout):
         sub, off = slice_layout(layout.layout_b, crd)
-        return ComposedLayout(layout.layout_a, layout.offset + off, sub), 0
+        total = layout.offset + off
+        if isinstance(layout.layout_a, Swizzle) and _has_fixed(crd):
+            # Slicing at a fixed coordinate moves the swizzle into the strides (CuTe's
+            # swizzle_layout.hpp): strides touching the swizzle bits become sw(o+d) - sw(o),
+            # run-time values when the offset is a run-time value, static ones otherwise.
+            try:
+                plain, base = swizzle_strides(layout.layout_a, total, sub)
+            except LayoutError:
+                return ComposedLayout(layout.layout_a, total, sub), 0
+            if is_static(total):
+                plain = coalesce(plain, tuple(S(1) for _ in range(len(plain))))
+            return plain, base
+        return ComposedLayout(layout.layout_a, total, sub), 0
     if not isinstance(crd, tuple):
         crd = (crd,) if isinstance(layout.shape, tuple) and len(layout.shape) == 1 else crd
     ks, kd, off = _slice(crd, layout.shape, layout.stride)
@@ -87,7 +103,7 @@ class Tensor:
 
     __slots__ = ("storage", "layout", "offset")
 
-    def __init__(self, storage, layout, offset=0):
+    def __init__(self, storage, layout, offset=S(0)):
         if not isinstance(layout, (Layout, ComposedLayout)):
             raise LayoutError(f"make_tensor: layout must be a Layout, got {layout!r}")
         if storage is not None:
@@ -96,7 +112,7 @@ class Tensor:
                                   f"{type(storage).__name__}")
             if storage.ndim != 1:
                 storage = storage.reshape(-1)
-        self.storage, self.layout, self.offset = storage, layout, int(offset)
+        self.storage, self.layout, self.offset = storage, layout, offset
 
     @property
     def shape(self):
@@ -164,7 +180,7 @@ class Tensor:
         return f"Tensor({self})"
 
 
-def make_tensor(storage, layout, offset=0):
+def make_tensor(storage, layout, offset=S(0)):
     """A tensor viewing ``storage`` (a numpy array, or None) through ``layout``.
 
     >>> import labkit as lk
