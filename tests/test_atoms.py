@@ -1,0 +1,201 @@
+"""MMA and copy atoms against the PTX ISA's fragment formulas, seed 000 and CuTe's traits."""
+
+import itertools
+
+import numpy as np
+import pytest
+
+import labkit as lk
+
+F16_16816 = ["SM80_16x8x16_F16F16F16F16_TN", "SM80_16x8x16_F32F16F16F32_TN",
+             "SM80_16x8x16_F32BF16BF16F32_TN"]
+F16_1688 = ["SM80_16x8x8_F16F16F16F16_TN", "SM80_16x8x8_F32F16F16F32_TN",
+            "SM75_16x8x8_F32F16F16F32_TN"]
+
+
+# --- PTX ISA "Matrix Fragments for mma.m16n8k16 / m16n8k8" (f16/bf16), written out directly:
+#     groupID = lane >> 2, threadID_in_group = lane % 4
+def ptx_a_16816(lane, i):   # a0..a7 halves
+    g, t = lane >> 2, lane % 4
+    row = g if i in (0, 1, 4, 5) else g + 8
+    col = t * 2 + (i & 1) + (8 if i >= 4 else 0)
+    return row, col
+
+
+def ptx_b_16816(lane, i):   # b0..b3 halves, (k, n) in the ISA -> (n, k) in CuTe
+    g, t = lane >> 2, lane % 4
+    k = t * 2 + (i & 1) + (8 if i >= 2 else 0)
+    return g, k
+
+
+def ptx_c(lane, i):         # c0..c3
+    g, t = lane >> 2, lane % 4
+    return (g if i < 2 else g + 8), t * 2 + (i & 1)
+
+
+def ptx_a_1688(lane, i):    # a0..a3
+    g, t = lane >> 2, lane % 4
+    return (g if i < 2 else g + 8), t * 2 + (i & 1)
+
+
+def ptx_b_1688(lane, i):    # b0..b1
+    g, t = lane >> 2, lane % 4
+    return g, t * 2 + (i & 1)
+
+
+@pytest.mark.parametrize("name", F16_16816)
+def test_16816_layouts_match_ptx(name):
+    atom = lk.mma_atom(name)
+    for lane in range(32):
+        for i in range(8):
+            assert atom.coord_A(lane, i) == ptx_a_16816(lane, i)
+        for i in range(4):
+            assert atom.coord_B(lane, i) == ptx_b_16816(lane, i)
+            assert atom.coord_C(lane, i) == ptx_c(lane, i)
+
+
+@pytest.mark.parametrize("name", F16_1688)
+def test_1688_layouts_match_ptx(name):
+    atom = lk.mma_atom(name)
+    for lane in range(32):
+        for i in range(4):
+            assert atom.coord_A(lane, i) == ptx_a_1688(lane, i)
+            assert atom.coord_C(lane, i) == ptx_c(lane, i)
+        for i in range(2):
+            assert atom.coord_B(lane, i) == ptx_b_1688(lane, i)
+
+
+def test_seed000_section2_formulas_both_ways():
+    atom = lk.mma_atom("SM80_16x8x16_F16F16F16F16_TN")
+    for t, v in itertools.product(range(32), range(8)):
+        t0, t1 = t % 4, t // 4
+        v0, v1, v2 = v % 2, (v // 2) % 2, v // 4
+        assert atom.layout_A(t, v) == 32 * t0 + t1 + 16 * v0 + 8 * v1 + 128 * v2
+        assert atom.coord_A(t, v) == (t1 + 8 * v1, 2 * t0 + v0 + 8 * v2)
+    for m, k in itertools.product(range(16), range(16)):
+        assert atom.owner("A", m, k) == (4 * (m % 8) + (k % 8) // 2,
+                                         k % 2 + 2 * (m // 8) + 4 * (k // 8))
+    for n, k in itertools.product(range(8), range(16)):
+        assert atom.owner("B", n, k) == (4 * n + (k % 8) // 2, k % 2 + 2 * (k // 8))
+    for t, v in itertools.product(range(32), range(4)):
+        assert atom.coord_B(t, v) == (t // 4, 2 * (t % 4) + v % 2 + 8 * (v // 2))
+        assert atom.coord_C(t, v) == (t // 4 + 8 * (v // 2), 2 * (t % 4) + v % 2)
+
+
+def test_lane0_table():
+    # seed 000 section 2: lane 0 holds A(0,0),A(0,1),A(8,0),A(8,1),A(0,8),A(0,9),A(8,8),A(8,9)
+    atom = lk.mma_atom("SM80_16x8x16_F16F16F16F16_TN")
+    assert [atom.coord_A(0, v) for v in range(8)] == [
+        (0, 0), (0, 1), (8, 0), (8, 1), (0, 8), (0, 9), (8, 8), (8, 9)]
+    sA = lk.make_layout((16, 16), (16, 1))
+    assert [sA(*atom.coord_A(0, v)) for v in range(8)] == [0, 1, 128, 129, 8, 9, 136, 137]
+    assert atom.owner("A", 0, 9) == (0, 5)
+    assert [atom.coord_B(0, v) for v in range(4)] == [(0, 0), (0, 1), (0, 8), (0, 9)]
+
+
+def test_register_counts():
+    regs = lk.mma_atom("SM80_16x8x16_F16F16F16F16_TN").registers
+    assert regs["A"] == (4, "u32") and regs["B"] == (2, "u32") and regs["C"] == (2, "u32")
+    regs = lk.mma_atom("SM80_16x8x16_F32F16F16F32_TN").registers
+    assert regs["A"] == (4, "u32") and regs["C"] == (4, "f32") and regs["D"] == (4, "f32")
+    regs = lk.mma_atom("SM75_16x8x8_F32F16F16F32_TN").registers
+    assert regs["A"] == (2, "u32") and regs["B"] == (1, "u32") and regs["C"] == (4, "f32")
+
+
+def test_min_sm_and_ptx():
+    assert lk.mma_atom("SM80_16x8x16_F16F16F16F16_TN").min_sm == 80
+    assert lk.mma_atom("SM80_16x8x16_F32BF16BF16F32_TN").min_sm == 80
+    assert lk.mma_atom("SM75_16x8x8_F32F16F16F32_TN").min_sm == 75
+    assert lk.mma_atom("SM80_16x8x8_F16F16F16F16_TN").min_sm == 75
+    assert lk.mma_atom("SM80_16x8x8_F32BF16BF16F32_TN").min_sm == 80
+    assert lk.mma_atom("SM80_16x8x16_F32BF16BF16F32_TN").ptx == \
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"
+    assert lk.copy_atom("SM75_U32x4_LDSM_N").ptx == "ldmatrix.sync.aligned.m8n8.x4.shared.b16"
+    assert lk.copy_atom("SM75_U16x8_LDSM_T").min_sm == 75
+    assert lk.copy_atom("SM80_CP_ASYNC_CACHEALWAYS").min_sm == 80
+
+
+# --- copy atoms: FACTS.md (CuTe traits; the recast column was cross-checked with CuTe DSL)
+@pytest.mark.parametrize("name,src,dst", [
+    ("SM75_U32x1_LDSM_N", "((_8,_4),_128):((_128,_0),_1)", "(_32,_32):(_32,_1)"),
+    ("SM75_U32x2_LDSM_N", "((_16,_2),_128):((_128,_0),_1)", "(_32,(_32,_2)):(_32,(_1,_1024))"),
+    ("SM75_U32x4_LDSM_N", "(_32,_128):(_128,_1)", "(_32,(_32,_4)):(_32,(_1,_1024))"),
+    ("SM75_U16x2_LDSM_T", "((_8,_4),_128):((_128,_0),_1)",
+     "((_4,_8),(_16,_2)):((_256,_16),(_1,_128))"),
+    ("SM75_U16x4_LDSM_T", "((_16,_2),_128):((_128,_0),_1)",
+     "((_4,_8),(_16,_2,_2)):((_256,_16),(_1,_128,_1024))"),
+    ("SM75_U16x8_LDSM_T", "(_32,_128):(_128,_1)",
+     "((_4,_8),(_16,_2,_4)):((_256,_16),(_1,_128,_1024))"),
+])
+def test_copy_traits_in_bits(name, src, dst):
+    t = lk.COPY_TRAITS[name]
+    assert str(t.src_bits) == src and str(t.dst_bits) == dst and str(t.ref_bits) == dst
+
+
+@pytest.mark.parametrize("name,src,dst", [
+    ("SM75_U32x1_LDSM_N", "((_8,_4),_8):((_8,_0),_1)", "(_32,_2):(_2,_1)"),
+    ("SM75_U32x2_LDSM_N", "((_16,_2),_8):((_8,_0),_1)", "(_32,(_2,_2)):(_2,(_1,_64))"),
+    ("SM75_U32x4_LDSM_N", "(_32,_8):(_8,_1)", "(_32,(_2,_4)):(_2,(_1,_64))"),
+    ("SM75_U16x8_LDSM_T", "(_32,_8):(_8,_1)", "((_4,_8),(_1,_2,_4)):((_16,_1),(_1,_8,_64))"),
+])
+def test_copy_atoms_recast_to_f16(name, src, dst):
+    a = lk.copy_atom(name, "f16")
+    assert str(a.layout_src) == src and str(a.layout_dst) == dst
+    assert str(a.layout_ref) == dst
+
+
+def test_x4_a09_element_numbers():
+    # seed 000 section 4: S(16,1) = 129 = D(0,5)
+    a = lk.copy_atom("SM75_U32x4_LDSM_N", "f16")
+    assert a.layout_src(16, 1) == 129 == a.layout_dst(0, 5)
+    assert lk.right_inverse(a.layout_ref)(129) == 160
+
+
+def test_ldmatrix_dst_matches_ptx():
+    # PTX ISA ldmatrix: thread t receives row t//4, elements 2*(t%4), 2*(t%4)+1 of each matrix.
+    for name, nmat in (("SM75_U32x1_LDSM_N", 1), ("SM75_U32x2_LDSM_N", 2),
+                       ("SM75_U32x4_LDSM_N", 4)):
+        a = lk.copy_atom(name, "f16")
+        for t in range(32):
+            for j in range(nmat):
+                for h in range(2):
+                    e = a.layout_dst(t, h + 2 * j)
+                    # element e lies in source row e // 8 (a 16-byte row), column e % 8
+                    assert (e // 8) % 8 == t // 4 and e // 64 == j and e % 8 == 2 * (t % 4) + h
+
+
+def test_universal_and_cp_async():
+    assert str(lk.copy_atom("SM80_CP_ASYNC_CACHEALWAYS", "f16").layout_src) == "(_1,_8):(_0,_1)"
+    assert str(lk.copy_atom("UniversalCopy", "f32").layout_src) == "(_1,_1):(_0,_1)"
+    assert str(lk.copy_atom("UniversalCopy<u128>", "f16").layout_src) == "(_1,_8):(_0,_1)"
+
+
+def test_atom_errors():
+    with pytest.raises(lk.LayoutError, match="unknown atom"):
+        lk.mma_atom("SM90_WHATEVER")
+    with pytest.raises(lk.LayoutError, match="element_type"):
+        lk.copy_atom("SM75_U32x4_LDSM_N", "f8")
+    with pytest.raises(lk.LayoutError, match="unknown atom"):
+        lk.copy_atom("LDSM")
+    atom = lk.mma_atom("SM80_16x8x16_F16F16F16F16_TN")
+    with pytest.raises(lk.LayoutError, match="thread"):
+        atom.coord_A(32, 0)
+    with pytest.raises(lk.LayoutError, match="outside"):
+        atom.owner("A", 16, 0)
+    with pytest.raises(lk.LayoutError, match="operand"):
+        atom.owner("E", 0, 0)
+
+
+def test_recast_fragment_to_u32_low_high_halves():
+    # mma_unpack: recast<uint32_t> of the 8 halves; halves 2i, 2i+1 -> low, high of word i
+    frag = lk.make_fragment(lk.parse_layout("((_2,_2,_2),_1,_1):((_1,_2,_4),_0,_0)"), np.float16)
+    vals = np.array([1, 2, 3, 4, 5, 6, 7, 8], np.float16)
+    frag.storage[:] = vals
+    words = lk.recast(frag, np.uint32)
+    assert str(words.layout) == "((_1,_2,_2),_1,_1):((_1,_1,_2),_0,_0)"
+    bits = vals.view(np.uint16).astype(np.uint32)   # IEEE binary16 bit patterns
+    for i in range(4):
+        w = int(words.storage[i])
+        assert w & 0xFFFF == bits[2 * i] and w >> 16 == bits[2 * i + 1]
+    # A(0,9) sits in slot 5: word 2 (operand a2), high half
+    assert (5 // 2, 5 % 2) == (2, 1)
