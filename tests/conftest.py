@@ -1,0 +1,96 @@
+"""Shared pytest set-up: skip marked tests whose requirements are missing, and build the book once.
+
+Markers (registered in pyproject.toml):
+
+- ``gpu``: needs a CUDA GPU; skipped when the CUDA driver reports none, or when the numba
+  CUDA simulator is switched on (``NUMBA_ENABLE_CUDASIM=1``).
+- ``cute_dsl``: needs ``nvidia-cutlass-dsl``; skipped when it is not installed.
+- ``browser``: needs Chromium at ``/usr/bin/chromium`` and the playwright package.
+- ``slow``: runs by default; ``-m "not slow"`` leaves these tests out.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import importlib.metadata
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+@functools.cache
+def cuda_gpu_count() -> int:
+    """The number of CUDA devices the driver reports (0 without a driver or GPU)."""
+    if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
+        return 0
+    try:
+        driver = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return 0
+    if driver.cuInit(0) != 0:
+        return 0
+    count = ctypes.c_int(0)
+    if driver.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return 0
+    return count.value
+
+
+@functools.cache
+def has_cute_dsl() -> bool:
+    """Whether CuTe DSL (the ``nvidia-cutlass-dsl`` distribution) is installed."""
+    try:
+        importlib.metadata.distribution("nvidia-cutlass-dsl")
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return True
+
+
+@functools.cache
+def has_browser() -> bool:
+    """Whether headless Chromium and playwright are there for browser tests."""
+    return CHROMIUM.is_file() and importlib.util.find_spec("playwright") is not None
+
+
+def pytest_collection_modifyitems(config, items):
+    skips = {
+        "gpu": (cuda_gpu_count, "needs a CUDA GPU (none found, or the CUDA simulator is on)"),
+        "cute_dsl": (has_cute_dsl, "needs nvidia-cutlass-dsl (not installed)"),
+        "browser": (has_browser, f"needs {CHROMIUM} and playwright"),
+    }
+    for item in items:
+        for marker, (available, reason) in skips.items():
+            if item.get_closest_marker(marker) is not None and not available():
+                item.add_marker(pytest.mark.skip(reason=reason))
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    """The root folder of the repository."""
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def built_book(tmp_path_factory) -> Path:
+    """Build the book once per session into a temporary folder and return its HTML folder.
+
+    The build is the README's (``jupyter-book build .``) with warnings as errors.
+    """
+    out = tmp_path_factory.mktemp("book")
+    cmd = [
+        sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build", str(REPO),
+        "--path-output", str(out), "-W", "-n", "--keep-going",
+    ]
+    done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1800)
+    if done.returncode != 0:
+        pytest.fail(f"jupyter-book build failed:\n{done.stdout[-6000:]}\n{done.stderr[-6000:]}")
+    html = out / "_build" / "html"
+    assert (html / "index.html").is_file()
+    return html
