@@ -1,0 +1,403 @@
+"""``python -m labkit verify``: the hardware (or its CPU twin) against labkit's two models.
+
+For every ldmatrix variant and every MMA atom, many independent warps run the real
+instruction (on a CUDA GPU, or under numba's CUDA simulator when there is none) and
+their registers are compared bit for bit with
+
+- labkit.sim, written from the PTX ISA's fragment rules, and
+- the prediction of the atom's CuTe TV layout (labkit.atoms): for ldmatrix, destination
+  value ``(t, v)`` holds source element ``(s, j)`` with ``layout_src(s, j) ==
+  layout_dst(t, v)``; for MMA, register value ``(t, v)`` holds the matrix element at
+  ``layout_A/B/C(t, v)``.
+
+MMA inputs: half of the warps get small integers (every sum exact, so D must match the
+float64 product bit for bit, and C is offset by 0.5 so no D is zero), half get normal
+random numbers (D must be within an fp tolerance of the float64 reference; how often the
+device's D bits equal labkit.sim's is reported, not required). A last check runs the
+sgemm_sm80 CTA (cp.async, Swizzle<3,3,3>, ldmatrix.x4, 128 MMAs per k-block) against
+labkit.sim and ``A @ B.T``.
+
+A table ends the report; the exit status is 0 only if every check holds.
+
+>>> import numpy as np
+>>> from labkit.cli import verify
+>>> img = np.arange(512, dtype=np.uint16)[None]          # element i holds i
+>>> regs = verify.ldmatrix_prediction("x4", img, (8 * np.arange(32))[None])
+>>> [hex(int(r)) for r in regs[0, 0]]                   # lane 0: rows 0, 8, 16, 24, elements 0-1
+['0x10000', '0x410040', '0x810080', '0xc100c0']
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import datetime
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+__all__ = ["main", "MMA_ATOMS", "LDMATRIX_ATOMS", "ldmatrix_prediction", "mma_prediction"]
+
+MMA_ATOMS = (
+    "SM80_16x8x16_F16F16F16F16_TN",
+    "SM80_16x8x16_F32F16F16F32_TN",
+    "SM80_16x8x16_F32BF16BF16F32_TN",
+    "SM80_16x8x8_F16F16F16F16_TN",
+    "SM80_16x8x8_F32F16F16F32_TN",
+    "SM80_16x8x8_F32BF16BF16F32_TN",
+    "SM75_16x8x8_F32F16F16F32_TN",
+)
+"""The MMA atoms checked."""
+
+LDMATRIX_ATOMS = {
+    "x1": "SM75_U32x1_LDSM_N",
+    "x2": "SM75_U32x2_LDSM_N",
+    "x4": "SM75_U32x4_LDSM_N",
+    "x1.trans": "SM75_U16x2_LDSM_T",
+    "x2.trans": "SM75_U16x4_LDSM_T",
+    "x4.trans": "SM75_U16x8_LDSM_T",
+}
+"""ldmatrix variant -> CuTe copy atom."""
+
+REGION_ROWS = 64
+"""Rows (of 16 bytes) of shared memory each warp's ldmatrix chooses its 8*num rows from."""
+
+
+# ---------------------------------------------------------------------------------------------
+# predictions from the CuTe TV layouts
+
+
+def _tv_table(layout, threads, values):
+    return np.array([[int(layout(t, v)) for v in range(values)] for t in range(threads)], np.int64)
+
+
+def ldmatrix_prediction(variant: str, images, offsets) -> np.ndarray:
+    """Registers ``(W, 32, num)`` that the copy atom's Src/Dst layouts predict for ldmatrix
+    ``variant`` on ``images (W, region)`` (uint16) with row offsets ``offsets (W, 32)``."""
+    import labkit as lk
+
+    atom = lk.copy_atom(LDMATRIX_ATOMS[variant], "f16")
+    src, dst = atom.layout_src, atom.layout_dst
+    n_src_v = int(lk.size(src[1]))
+    n_dst_v = int(lk.size(dst[1]))
+    s_tab = _tv_table(src, 32, n_src_v)
+    d_tab = _tv_table(dst, 32, n_dst_v)
+    owner = {}
+    for s in range(32):                       # the lowest lane that supplies element e
+        for j in range(n_src_v):
+            owner.setdefault(int(s_tab[s, j]), (s, j))
+    lane = np.array([[owner[int(e)][0] for e in row] for row in d_tab])
+    elem = np.array([[owner[int(e)][1] for e in row] for row in d_tab])
+    img = np.asarray(images, np.uint16)
+    off = np.asarray(offsets, np.int64)
+    w = np.arange(img.shape[0])[:, None, None]
+    vals = img[w, off[:, lane] + elem[None]].astype(np.uint32)        # (W, 32, values)
+    return (vals[..., 0::2] | (vals[..., 1::2] << 16)).astype(np.uint32)
+
+
+def mma_prediction(atom_name: str, operand: str, matrix_bits) -> np.ndarray:
+    """Registers ``(W, 32, regs)`` the MMA atom's TV layout predicts for ``operand``
+    (``"A"``, ``"B"`` or ``"C"``) holding ``matrix_bits`` (``(W, rows, cols)``: uint16 for
+    16-bit types, uint32 for f32 accumulators)."""
+    import labkit as lk
+
+    atom = lk.mma_atom(atom_name)
+    M, N, K = (int(x) for x in atom.shape_mnk)
+    layout = {"A": atom.layout_A, "B": atom.layout_B, "C": atom.layout_C}[operand]
+    rows = {"A": M, "B": N, "C": M}[operand]
+    nv = int(lk.size(layout[1]))
+    tab = _tv_table(layout, 32, nv)
+    r, c = tab % rows, tab // rows
+    x = np.asarray(matrix_bits)
+    vals = x[:, r, c].astype(np.uint32)
+    if x.dtype == np.uint32:
+        return vals
+    return (vals[..., 0::2] | (vals[..., 1::2] << 16)).astype(np.uint32)
+
+
+# ---------------------------------------------------------------------------------------------
+# the checks
+
+
+class Result:
+    def __init__(self, check, what, inputs):
+        self.check = check
+        self.what = what
+        self.inputs = inputs
+        self.items = []       # (name, ok, detail)
+        self.seconds = 0.0
+
+    def add(self, name, ok, detail=""):
+        self.items.append((name, bool(ok), detail))
+
+    @property
+    def ok(self):
+        return all(ok for _, ok, _ in self.items)
+
+
+def _mismatch(a, b):
+    a, b = np.asarray(a), np.asarray(b)
+    if a.shape != b.shape:
+        return a.size
+    return int(np.count_nonzero(a != b))
+
+
+def check_ldmatrix(variant, n, rng, run_device):
+    from labkit.cuda.kernels import trace as kt
+    from labkit.sim import ldmatrix_op
+    from labkit.sim import trace as st
+
+    num, trans = kt.parse_variant(variant)
+    res = Result(f"ldmatrix {variant}", ldmatrix_op(num, trans), n)
+    images = rng.integers(0, 1 << 16, (n, REGION_ROWS * 8), dtype=np.uint16)
+    rows = np.argsort(rng.random((n, REGION_ROWS)), axis=1)[:, :32]
+    offsets = (8 * rows).astype(np.int32)
+    dev = run_device(kt.run_ldmatrix, variant, images, offsets)["regs"]
+    sim = st.run_ldmatrix(variant, images, offsets)["regs"]
+    pred = ldmatrix_prediction(variant, images, offsets)
+    words = dev.size
+    res.add("device == sim", _mismatch(dev, sim) == 0, f"{_mismatch(dev, sim)}/{words} words differ")
+    res.add("device == atom", _mismatch(dev, pred) == 0, f"{_mismatch(dev, pred)}/{words} words differ")
+    res.add("sim == atom", _mismatch(sim, pred) == 0, f"{_mismatch(sim, pred)}/{words} words differ")
+    return res
+
+
+def _tolerance(acc):
+    return (2.0 ** -16, 0.0) if acc == "f32" else (2.0 ** -9, 2.0 ** -14)
+
+
+def check_mma(atom, n, rng, run_device):
+    from labkit.cuda.kernels import trace as kt
+    from labkit.sim import from_bits, mma_spec, pack_fragment, to_bits, unpack_fragment
+    from labkit.sim import numbers as nb
+    from labkit.sim import trace as st
+
+    spec = mma_spec(atom)
+    res = Result(atom, spec.ptx, n)
+    M, N, K = spec.shape_mnk
+    half = n // 2
+    exact = np.arange(n) < half
+    A = np.where(exact[:, None, None], rng.integers(-4, 5, (n, M, K)), rng.standard_normal((n, M, K)))
+    B = np.where(exact[:, None, None], rng.integers(-4, 5, (n, N, K)), rng.standard_normal((n, N, K)))
+    C = np.where(exact[:, None, None], rng.integers(-8, 9, (n, M, N)) + 0.5, rng.standard_normal((n, M, N)))
+    a_bits, b_bits = to_bits(A, spec.ab_type), to_bits(B, spec.ab_type)
+    c_regs = pack_fragment(spec, "C", C)
+    plan = kt.mma_plan(spec.name)
+    dev = run_device(kt.run_mma, plan, a_bits, b_bits, c_regs)
+    sim = st.run_mma(plan, a_bits, b_bits, c_regs)
+    Af, Bf = from_bits(a_bits, spec.ab_type), from_bits(b_bits, spec.ab_type)
+    Cf = unpack_fragment(spec, "C", c_regs)
+    ref = np.matmul(Af, np.swapaxes(Bf, 1, 2)) + Cf
+    for op, bits in (("A", a_bits), ("B", b_bits)):
+        pred = mma_prediction(atom, op, bits)
+        words = dev[op].size
+        bad = _mismatch(dev[op], sim[op]) + _mismatch(dev[op], pred)
+        res.add(f"{op} regs device == sim == atom", bad == 0 and _mismatch(sim[op], pred) == 0,
+                f"{_mismatch(dev[op], sim[op])}, {_mismatch(dev[op], pred)} of {words} words differ")
+    d_bits = to_bits(ref, "f16") if spec.acc_type == "f16" else nb.f32_bits(ref)
+    pred_d = mma_prediction(atom, "C", d_bits[exact])
+    de, se = dev["D"][exact], sim["D"][exact]
+    res.add("D exact inputs: device == sim == atom", _mismatch(de, se) == 0 and _mismatch(de, pred_d) == 0,
+            f"{_mismatch(de, se)}, {_mismatch(de, pred_d)} of {de.size} words differ")
+    rtol, atol = _tolerance(spec.acc_type)
+    bound = rtol * (np.matmul(np.abs(Af), np.swapaxes(np.abs(Bf), 1, 2)) + np.abs(Cf)) + atol
+    for who, regs in (("device", dev["D"]), ("sim", sim["D"])):
+        got = unpack_fragment(spec, "C", regs)
+        err = np.abs(got - ref)
+        res.add(f"D {who} vs float64", bool(np.all(err <= bound)),
+                f"max |err|/bound = {float(np.max(err / bound)):.3g}")
+    rand = ~exact
+    same = int(np.count_nonzero(np.all(dev["D"][rand] == sim["D"][rand], axis=(1, 2))))
+    res.add("(info) random inputs: device D bits == sim", True, f"{same}/{int(rand.sum())} warps")
+    return res
+
+
+def check_cta(rng, run_device, k_blocks):
+    from labkit.cuda.kernels import trace as kt
+    from labkit.sim import from_bits, to_bits
+    from labkit.sim import trace as st
+    from labkit.sim.mma import unpack_fragment
+
+    res = Result("sgemm_sm80 CTA", "cp.async + ldmatrix.x4 + mma m16n8k16 (Swizzle<3,3,3>)", 1)
+    plan = kt.cta_plan()
+    a_bits = to_bits(rng.integers(-2, 3, (128, 64)), "f16")
+    b_bits = to_bits(rng.integers(-2, 3, (128, 64)), "f16")
+    dev = run_device(kt.run_cta, plan, a_bits, b_bits, k_blocks)
+    sim = st.run_cta(plan, a_bits, b_bits, k_blocks)
+    for op in ("A", "B", "D"):
+        res.add(f"{op} regs device == sim", _mismatch(dev[op], sim[op]) == 0,
+                f"{_mismatch(dev[op], sim[op])}/{dev[op].size} words differ")
+    A, B = from_bits(a_bits, "f16"), from_bits(b_bits, "f16")
+    kk = 16 * k_blocks
+    ref = A[:, :kk] @ B[:, :kk].T
+    got = np.zeros((128, 128))
+    for w in range(4):
+        for i in range(4):
+            for nn in range(8):
+                got[np.ix_(plan.a_rows(w, i), plan.b_rows(w, nn))] = unpack_fragment(
+                    "mma_m16n8k16_f16f16f16f16", "C", dev["D"][-1, w, i, nn])
+    res.add(f"D == A @ B.T ({kk} of 64 k)", np.array_equal(got, ref), "")
+    return res
+
+
+# ---------------------------------------------------------------------------------------------
+# the command
+
+
+def _gpu_count() -> int:
+    try:
+        lib = ctypes.CDLL("libcuda.so.1")
+    except OSError:
+        return 0
+    if lib.cuInit(0) != 0:
+        return 0
+    count = ctypes.c_int(0)
+    if lib.cuDeviceGetCount(ctypes.byref(count)) != 0:
+        return 0
+    return count.value
+
+
+def _versions():
+    import numba
+    import numpy
+
+    out = {"python": platform.python_version(), "numpy": numpy.__version__, "numba": numba.__version__}
+    try:
+        import importlib.metadata as md
+
+        out["numba-cuda"] = md.version("numba-cuda")
+    except Exception:
+        pass
+    return out
+
+
+def _header(mode):
+    from labkit.cuda import device_name
+
+    lines = [f"date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+             f"backend: {mode}", f"device: {device_name()}"]
+    if mode == "gpu":
+        from numba import cuda
+
+        try:
+            drv = cuda.cudadrv.driver.driver.get_version()
+            lines.append(f"CUDA driver API: {drv[0]}.{drv[1]}")
+        except Exception:
+            pass
+        try:
+            smi = subprocess.run(["nvidia-smi", "--query-gpu=name,driver_version", "--format=csv,noheader"],
+                                 capture_output=True, text=True, timeout=20)
+            if smi.returncode == 0:
+                lines.append(f"nvidia-smi: {smi.stdout.strip()}")
+        except Exception:
+            pass
+    lines.append("versions: " + ", ".join(f"{k} {v}" for k, v in _versions().items()))
+    return lines
+
+
+def _table(results):
+    head = ("check", "inputs", "result", "seconds", "details")
+    rows = []
+    for r in results:
+        bad = [f"{name}: {detail}" for name, ok, detail in r.items if not ok]
+        info = [f"{name}: {detail}" for name, ok, detail in r.items if ok and name.startswith("(info)")]
+        rows.append((r.check, str(r.inputs), "PASS" if r.ok else "FAIL", f"{r.seconds:.2f}",
+                     "; ".join(bad or info or [f"{len(r.items)} comparisons equal"])))
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head[:-1])]
+    fmt = " | ".join(f"{{:{w}}}" for w in widths) + " | {}"
+    out = [fmt.format(*head), "-+-".join("-" * w for w in widths) + "-+-" + "-" * 7]
+    out += [fmt.format(*row) for row in rows]
+    return "\n".join(out)
+
+
+def _parse(argv):
+    p = argparse.ArgumentParser(prog="python -m labkit verify", description=__doc__.split("\n\n")[0])
+    p.add_argument("--n", type=int, default=None,
+                   help="random inputs (warps) per check; default 1024 on a GPU, 4 under the CUDA simulator")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    p.add_argument("--only", default=None, help="run only checks whose name contains this text")
+    p.add_argument("--cta-k-blocks", type=int, default=None,
+                   help="k-blocks of the CTA check (default 4 on a GPU, 1 under the simulator)")
+    p.add_argument("--backend", choices=("auto", "gpu", "cudasim"), default="auto",
+                   help="gpu, or numba's CUDA simulator; auto picks the GPU when there is one")
+    p.add_argument("--details", action="store_true", help="print every comparison, not only the table")
+    return p.parse_args(argv)
+
+
+def main(argv=None) -> int:
+    """Run the checks; print the report and a table; return 0 only if every check holds."""
+    args = _parse(list(sys.argv[1:] if argv is None else argv))
+    if args.n is not None and args.n < 2:
+        print("verify: --n must be at least 2 (half exact, half random inputs)", file=sys.stderr)
+        return 2
+    want = args.backend
+    if want == "auto":
+        want = "gpu" if (_gpu_count() > 0 and os.environ.get("NUMBA_ENABLE_CUDASIM", "0") in ("", "0")) else "cudasim"
+    sim_on = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
+    if want == "cudasim" and not sim_on:
+        if "numba" in sys.modules:
+            env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+            cmd = [sys.executable, "-m", "labkit", "verify", *(argv if argv is not None else sys.argv[1:])]
+            return subprocess.call(cmd, env=env)
+        os.environ["NUMBA_ENABLE_CUDASIM"] = "1"
+    elif want == "gpu" and sim_on:
+        print("verify: --backend gpu needs NUMBA_ENABLE_CUDASIM unset", file=sys.stderr)
+        return 2
+
+    from labkit.lab import backend
+    from labkit.errors import DeviceError
+
+    mode = backend()
+    if mode != want:
+        print(f"verify: wanted backend {want!r} but numba gives {mode!r}", file=sys.stderr)
+        return 2
+    n = args.n or (1024 if mode == "gpu" else 4)
+    kbs = args.cta_k_blocks or (4 if mode == "gpu" else 1)
+    print("labkit verify: device registers vs labkit.sim vs the CuTe atoms' TV layouts")
+    for line in _header(mode):
+        print("  " + line)
+    rng = np.random.default_rng(args.seed)
+
+    def run_device(fn, *a):
+        return fn(*a)
+
+    from labkit.cuda import device_sm
+    from labkit.sim import mma_spec
+
+    sm = device_sm()
+    jobs = [(f"ldmatrix {v}", lambda v=v: check_ldmatrix(v, n, rng, run_device), 75) for v in LDMATRIX_ATOMS]
+    jobs += [(a, lambda a=a: check_mma(a, n, rng, run_device), mma_spec(a).min_sm) for a in MMA_ATOMS]
+    jobs.append(("sgemm_sm80 CTA", lambda: check_cta(rng, run_device, kbs), 80))
+    results = []
+    skipped = []
+    t_all = time.perf_counter()
+    for name, job, need in jobs:
+        if args.only and args.only not in name:
+            continue
+        if sm < need:
+            skipped.append(f"{name} (needs sm_{need})")
+            continue
+        t0 = time.perf_counter()
+        try:
+            r = job()
+        except DeviceError as e:
+            r = Result(name, "", n)
+            r.add("ran", False, str(e))
+        r.seconds = time.perf_counter() - t0
+        results.append(r)
+        if args.details:
+            for item, ok, detail in r.items:
+                print(f"  {'ok ' if ok else 'BAD'} {r.check}: {item} {detail}")
+    total = time.perf_counter() - t_all
+    print()
+    print(_table(results))
+    if skipped:
+        print("skipped on this device: " + ", ".join(skipped))
+    checked = sum(r.inputs for r in results)
+    failed = [r.check for r in results if not r.ok]
+    print(f"\n{len(results)} checks, {checked} inputs, {total:.1f} s: " + ("ALL PASS" if not failed else f"FAILED: {failed}"))
+    return 0 if (results and not failed) else 1

@@ -1,0 +1,269 @@
+"""The GPU binding of :mod:`labkit.cuda.ptx`: numba ``@intrinsic`` functions emitting inline PTX.
+
+Each intrinsic types its arguments (registers are ``uint32``, f32 accumulators
+``float32``; other integer and float arguments are converted) and lowers to one
+``llvmlite.ir.InlineAsm`` call. Memory-touching instructions (ldmatrix, cp.async)
+clobber ``memory`` so the compiler keeps them in program order with ordinary
+shared-memory loads and stores.
+
+>>> from labkit.cuda import _intrinsics
+>>> _intrinsics.ASM["ldmatrix_x4_trans"]
+'ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];'
+"""
+
+from __future__ import annotations
+
+from llvmlite import ir
+from numba import types
+from numba.core import cgutils
+from numba.core.errors import TypingError
+from numba.core.extending import intrinsic
+
+_i32 = ir.IntType(32)
+_i64 = ir.IntType(64)
+_f32 = ir.FloatType()
+
+ASM: dict = {}
+"""The inline-assembly text of each instruction (``$n`` are operands)."""
+
+
+def _regs(n):
+    return ", ".join(f"${i}" for i in range(n))
+
+
+def _pack(context, builder, retty, values):
+    return context.make_tuple(builder, retty, values)
+
+
+def _struct_values(builder, res, n):
+    return [builder.extract_value(res, i) for i in range(n)]
+
+
+def _index_values(context, builder, aryty, idxty, idx):
+    """The index operand as a list of intp values (an integer, or a tuple of them)."""
+    if isinstance(idxty, types.BaseTuple):
+        items = cgutils.unpack_tuple(builder, idx, len(idxty))
+        return [context.cast(builder, v, t, types.intp) for v, t in zip(items, idxty)]
+    return [context.cast(builder, idx, idxty, types.intp)]
+
+
+def _check_index(fname, arr, idx):
+    if not isinstance(arr, types.Array):
+        raise TypingError(f"{fname}: the array argument must be an array; got {arr}")
+    if isinstance(idx, types.Integer):
+        if arr.ndim != 1:
+            raise TypingError(f"{fname}: an integer index needs a 1-D array; got a {arr.ndim}-D array")
+    elif isinstance(idx, types.BaseTuple):
+        if len(idx) != arr.ndim or not all(isinstance(t, types.Integer) for t in idx):
+            raise TypingError(f"{fname}: the index must be {arr.ndim} integers for a {arr.ndim}-D array; got {idx}")
+    else:
+        raise TypingError(f"{fname}: the index must be an integer or a tuple of integers; got {idx}")
+
+
+def _element_pointer_as_int(context, builder, aryty, ary_val, idxty, idx_val):
+    ary = context.make_array(aryty)(context, builder, ary_val)
+    indices = _index_values(context, builder, aryty, idxty, idx_val)
+    ptr = cgutils.get_item_pointer(context, builder, aryty, ary, indices, wraparound=False)
+    return builder.ptrtoint(ptr, _i64)
+
+
+# ---------------------------------------------------------------------------------------------
+# addresses
+
+ASM["smem_addr"] = "{ .reg .u64 t; cvta.to.shared.u64 t, $1; cvt.u32.u64 $0, t; }"
+
+
+@intrinsic
+def smem_addr(typingctx, array, index):
+    """32-bit shared-memory address of ``array[index]`` (``array`` a ``cuda.shared.array``)."""
+    _check_index("smem_addr", array, index)
+    sig = types.uint32(array, index)
+
+    def codegen(context, builder, sig, args):
+        as_int = _element_pointer_as_int(context, builder, sig.args[0], args[0], sig.args[1], args[1])
+        asm = ir.InlineAsm(ir.FunctionType(_i32, [_i64]), ASM["smem_addr"], "=r,l")
+        return builder.call(asm, [as_int])
+
+    return sig, codegen
+
+
+# ---------------------------------------------------------------------------------------------
+# ldmatrix
+
+
+def _make_ldmatrix(num, trans):
+    name = f"ldmatrix_x{num}" + ("_trans" if trans else "")
+    text = f"ldmatrix.sync.aligned.m8n8.x{num}" + (".trans" if trans else "") + ".shared.b16"
+    ASM[name] = f"{text} {{{_regs(num)}}}, [${num}];"
+    constraints = ",".join(["=r"] * num + ["r", "~{memory}"])
+
+    def typer(typingctx, addr):
+        if not isinstance(addr, types.Integer):
+            raise TypingError(f"{name}: the address must be an integer (from smem_addr); got {addr}")
+        ret = types.uint32 if num == 1 else types.UniTuple(types.uint32, num)
+        sig = ret(types.uint32)
+
+        def codegen(context, builder, sig, args):
+            if num == 1:
+                asm = ir.InlineAsm(ir.FunctionType(_i32, [_i32]), ASM[name], constraints, side_effect=True)
+                return builder.call(asm, list(args))
+            fnty = ir.FunctionType(ir.LiteralStructType([_i32] * num), [_i32])
+            asm = ir.InlineAsm(fnty, ASM[name], constraints, side_effect=True)
+            res = builder.call(asm, list(args))
+            return _pack(context, builder, sig.return_type, _struct_values(builder, res, num))
+
+        return sig, codegen
+
+    typer.__name__ = name
+    fn = intrinsic(typer)
+    fn.__doc__ = f"``{text}``: one 32-bit register per matrix ({num} matrices)."
+    return fn
+
+
+ldmatrix_x1 = _make_ldmatrix(1, False)
+ldmatrix_x2 = _make_ldmatrix(2, False)
+ldmatrix_x4 = _make_ldmatrix(4, False)
+ldmatrix_x1_trans = _make_ldmatrix(1, True)
+ldmatrix_x2_trans = _make_ldmatrix(2, True)
+ldmatrix_x4_trans = _make_ldmatrix(4, True)
+
+
+# ---------------------------------------------------------------------------------------------
+# mma.sync
+
+
+def _make_mma(k, acc, ab):
+    name = f"mma_m16n8k{k}_{acc}{ab}{ab}{acc}"
+    text = f"mma.sync.aligned.m16n8k{k}.row.col.{acc}.{ab}.{ab}.{acc}"
+    na, nb = 16 * k // 64, 8 * k // 64
+    nc = 2 if acc == "f16" else 4
+    n_out = nc
+    ops = list(range(n_out + na + nb + nc))
+    d = ops[:n_out]
+    a = ops[n_out:n_out + na]
+    b = ops[n_out + na:n_out + na + nb]
+    c = ops[n_out + na + nb:]
+
+    def group(idx):
+        return "{" + ", ".join(f"${i}" for i in idx) + "}"
+
+    ASM[name] = f"{text} {group(d)}, {group(a)}, {group(b)}, {group(c)};"
+    creg, cty, cir = ("r", types.uint32, _i32) if acc == "f16" else ("f", types.float32, _f32)
+    constraints = ",".join([f"={creg}"] * n_out + ["r"] * (na + nb) + [creg] * nc)
+    n_args = na + nb + nc
+
+    def typer(typingctx, *args):
+        if len(args) != n_args:
+            raise TypingError(f"{name} takes {na} A, {nb} B and {nc} C registers ({n_args} arguments); got {len(args)}")
+        for i, t in enumerate(args):
+            want = types.Integer if (i < na + nb or acc == "f16") else (types.Float, types.Integer)
+            if not isinstance(t, want):
+                raise TypingError(f"{name}: argument {i} must be a {'uint32 register' if want is types.Integer else 'float32'}; got {t}")
+        sig = types.UniTuple(cty, n_out)(*([types.uint32] * (na + nb) + [cty] * nc))
+
+        def codegen(context, builder, sig, args):
+            fnty = ir.FunctionType(ir.LiteralStructType([cir] * n_out), [_i32] * (na + nb) + [cir] * nc)
+            asm = ir.InlineAsm(fnty, ASM[name], constraints, side_effect=True)
+            res = builder.call(asm, list(args))
+            return _pack(context, builder, sig.return_type, _struct_values(builder, res, n_out))
+
+        return sig, codegen
+
+    # numba's @intrinsic needs a fixed argument list: build one with the right arity.
+    params = ", ".join(f"x{i}" for i in range(n_args))
+    scope = {"_typer": typer}
+    exec(f"def {name}(typingctx, {params}):\n    return _typer(typingctx, {params})\n", scope)
+    fn = intrinsic(scope[name])
+    fn.__doc__ = f"``{text}``: ({na} A, {nb} B, {nc} C registers) -> {n_out} D registers."
+    return fn
+
+
+mma_m16n8k8_f16f16f16f16 = _make_mma(8, "f16", "f16")
+mma_m16n8k8_f32f16f16f32 = _make_mma(8, "f32", "f16")
+mma_m16n8k8_f32bf16bf16f32 = _make_mma(8, "f32", "bf16")
+mma_m16n8k16_f16f16f16f16 = _make_mma(16, "f16", "f16")
+mma_m16n8k16_f32f16f16f32 = _make_mma(16, "f32", "f16")
+mma_m16n8k16_f32bf16bf16f32 = _make_mma(16, "f32", "bf16")
+
+
+# ---------------------------------------------------------------------------------------------
+# cp.async
+
+
+def _make_cp_async(level):
+    name = "cp_async_16" if level == "ca" else "cp_async_cg_16"
+    ASM[name] = (
+        f"{{ .reg .u64 g; cvta.to.global.u64 g, $1; cp.async.{level}.shared.global [$0], [g], 16; }}"
+    )
+
+    def typer(typingctx, dst, src, index):
+        if not isinstance(dst, types.Integer):
+            raise TypingError(f"{name}: dst must be a shared address (from smem_addr); got {dst}")
+        _check_index(name, src, index)
+        sig = types.void(types.uint32, src, index)
+
+        def codegen(context, builder, sig, args):
+            src_int = _element_pointer_as_int(context, builder, sig.args[1], args[1], sig.args[2], args[2])
+            asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), [_i32, _i64]), ASM[name], "r,l,~{memory}",
+                               side_effect=True)
+            builder.call(asm, [args[0], src_int])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    typer.__name__ = name
+    fn = intrinsic(typer)
+    fn.__doc__ = f"``cp.async.{level}.shared.global``: copy 16 bytes from ``&src[index]`` to shared ``dst``."
+    return fn
+
+
+cp_async_16 = _make_cp_async("ca")
+cp_async_cg_16 = _make_cp_async("cg")
+
+ASM["cp_async_commit_group"] = "cp.async.commit_group;"
+ASM["cp_async_wait_all"] = "cp.async.wait_all;"
+ASM["cp_async_wait_group"] = "cp.async.wait_group $0;"
+
+
+def _void_asm(context, builder, text, constraints="~{memory}", args=(), argtys=()):
+    asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), list(argtys)), text, constraints, side_effect=True)
+    builder.call(asm, list(args))
+    return context.get_dummy_value()
+
+
+@intrinsic
+def cp_async_commit_group(typingctx):
+    """``cp.async.commit_group``: close the current group of cp.async copies."""
+    sig = types.void()
+
+    def codegen(context, builder, sig, args):
+        return _void_asm(context, builder, ASM["cp_async_commit_group"])
+
+    return sig, codegen
+
+
+@intrinsic
+def cp_async_wait_all(typingctx):
+    """``cp.async.wait_all``: wait for every cp.async copy of this thread."""
+    sig = types.void()
+
+    def codegen(context, builder, sig, args):
+        return _void_asm(context, builder, ASM["cp_async_wait_all"])
+
+    return sig, codegen
+
+
+@intrinsic(prefer_literal=True)
+def cp_async_wait_group(typingctx, n):
+    """``cp.async.wait_group n``: wait until at most ``n`` (a literal integer) groups are pending."""
+    if not isinstance(n, types.IntegerLiteral):
+        raise TypingError(f"cp_async_wait_group: n must be a literal integer (an immediate in PTX); got {n}")
+    value = int(n.literal_value)
+    if value < 0:
+        raise TypingError(f"cp_async_wait_group: n must be >= 0; got {value}")
+    sig = types.void(n)
+
+    def codegen(context, builder, sig, args):
+        return _void_asm(context, builder, f"cp.async.wait_group {value};")
+
+    return sig, codegen

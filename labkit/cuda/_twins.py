@@ -1,0 +1,452 @@
+"""The simulator binding of :mod:`labkit.cuda.ptx`: pure-Python twins of each PTX instruction.
+
+Under ``NUMBA_ENABLE_CUDASIM=1`` numba runs every CUDA thread of a block as a Python
+thread. A warp-collective instruction (ldmatrix, mma.sync) is then a rendezvous of the
+warp's lanes: each lane deposits its operands, the last lane to arrive computes every
+lane's result from the PTX ISA's fragment rules, and all lanes continue with their own
+part (the simulator has no shuffles, so the exchange goes through this shared slot and a
+warp barrier). As in PTX (``.sync.aligned``), every lane of the warp must execute the
+same instruction; a mismatch raises :class:`labkit.errors.DeviceError`.
+
+Shared addresses are 32-bit numbers in a simulated shared window: :func:`smem_addr`
+gives each shared array a base, and the instructions map addresses back to bytes.
+cp.async copies are queued per thread and land when ``cp_async_wait_group`` /
+``cp_async_wait_all`` retires their group, as the PTX memory model allows at the latest.
+
+Arithmetic of ``mma``: products and sums in float64, then one round-to-nearest-even to
+the accumulator type (f16 or f32). Hardware tensor cores may differ from this in the last
+bits when the terms span a wide range of exponents.
+
+The twins also run outside a simulated kernel on a single "warp" of one thread only for
+``smem_addr``; collective ones need the simulator.
+
+>>> import numpy as np
+>>> from labkit.cuda import _twins
+>>> s = np.zeros(64, np.uint16)
+>>> a = _twins.smem_addr(s, 8)
+>>> a % 16, _twins.read_shared(a, 4).tolist()
+(0, [0, 0, 0, 0])
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numpy as np
+
+from labkit.errors import DeviceError
+
+WARP_SIZE = 32
+
+# ---------------------------------------------------------------------------------------------
+# the simulated shared window
+
+
+class _Region:
+    __slots__ = ("base", "nbytes", "ref", "ptr")
+
+    def __init__(self, base, nbytes, root, ptr):
+        self.base = base
+        self.nbytes = nbytes
+        self.ref = weakref.ref(root)
+        self.ptr = ptr
+
+
+_regions: list = []
+_regions_lock = threading.Lock()
+_next_base = [0x400]
+_ALIGN = 0x400
+
+
+def _root_array(arr: np.ndarray) -> np.ndarray:
+    root = arr
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root
+
+
+def _unwrap(arr):
+    """The numpy array behind a simulator array wrapper (kernel arguments are wrapped)."""
+    seen = 0
+    while not isinstance(arr, np.ndarray) and seen < 4:
+        inner = arr.__dict__.get("_item") if hasattr(arr, "__dict__") else None
+        if inner is None:
+            inner = getattr(arr, "_ary", None)
+        if inner is None:
+            break
+        arr = inner
+        seen += 1
+    if not isinstance(arr, np.ndarray):
+        raise DeviceError(f"expected an array (shared or global); got {type(arr).__name__}")
+    return arr
+
+
+def _region_of_array(arr: np.ndarray) -> _Region:
+    root = _root_array(arr)
+    ptr = root.__array_interface__["data"][0]
+    with _regions_lock:
+        for r in _regions:
+            if r.ptr <= ptr < r.ptr + r.nbytes and r.ref() is not None:
+                return r
+        _regions[:] = [r for r in _regions if r.ref() is not None]
+        if not _regions:
+            _next_base[0] = _ALIGN
+        base = _next_base[0]
+        size = max(int(root.nbytes), 1)
+        _next_base[0] = base + (size + _ALIGN - 1) // _ALIGN * _ALIGN + _ALIGN
+        if _next_base[0] >= 1 << 31:
+            _next_base[0] = _ALIGN
+        region = _Region(base, size, root, ptr)
+        _regions.append(region)
+        return region
+
+
+def _flat_index(arr: np.ndarray, index) -> int:
+    if isinstance(index, tuple):
+        if len(index) != arr.ndim:
+            raise DeviceError(f"index must have {arr.ndim} integers for a {arr.ndim}-D array; got {index!r}")
+        idx = [int(i) for i in index]
+    else:
+        if arr.ndim != 1:
+            raise DeviceError(f"an integer index needs a 1-D array; got a {arr.ndim}-D array")
+        idx = [int(index)]
+    for i, (v, n) in enumerate(zip(idx, arr.shape)):
+        if not 0 <= v < n:
+            raise DeviceError(f"index {v} on axis {i} is out of bounds for an array of shape {arr.shape}")
+    return int(sum(v * s for v, s in zip(idx, arr.strides)))
+
+
+def smem_addr(array, index):
+    """Shared address of ``array[index]`` in the simulated shared window."""
+    arr = _unwrap(array)
+    byte_off = _flat_index(arr, index)
+    region = _region_of_array(arr)
+    ptr = arr.__array_interface__["data"][0] + byte_off
+    return region.base + (ptr - region.ptr)
+
+
+def _resolve(addr, nbytes, what):
+    addr = int(addr)
+    for r in list(_regions):
+        if r.base <= addr < r.base + r.nbytes:
+            root = r.ref()
+            if root is None:
+                break
+            off = addr - r.base
+            if off + nbytes > r.nbytes:
+                raise DeviceError(f"{what}: {nbytes} bytes at shared address {addr:#x} run past the end of its array")
+            return root, off
+    raise DeviceError(f"{what}: {addr:#x} is not a shared address from smem_addr")
+
+
+def _bytes_of(root: np.ndarray) -> np.ndarray:
+    if not root.flags.c_contiguous:
+        raise DeviceError("shared arrays must be contiguous")
+    return root.reshape(-1).view(np.uint8)
+
+
+def read_shared(addr, count):
+    """``count`` 16-bit values at a simulated shared address (a debugging aid)."""
+    root, off = _resolve(addr, 2 * count, "read_shared")
+    return _bytes_of(root)[off:off + 2 * count].view(np.uint16).copy()
+
+
+# ---------------------------------------------------------------------------------------------
+# warp rendezvous
+
+
+class _Exchange:
+    def __init__(self, size):
+        self.size = size
+        self.cv = threading.Condition()
+        self.values = [None] * size
+        self.count = 0
+        self.gen = 0
+        self.result = None
+        self.error = None
+
+
+_exchanges: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_exchanges_lock = threading.Lock()
+
+
+def _thread_place():
+    """(block manager, warp index, lane, lanes in this warp) of the calling simulated thread."""
+    t = threading.current_thread()
+    manager = getattr(t, "_manager", None)
+    if manager is None:
+        raise DeviceError("warp-collective PTX twins run only inside a kernel under the CUDA simulator")
+    tid = int(t.thread_id)
+    nthreads = int(np.prod(manager._block_dim))
+    warp, lane = divmod(tid, WARP_SIZE)
+    size = min(WARP_SIZE, nthreads - warp * WARP_SIZE)
+    return t, manager, warp, lane, size
+
+
+def _collective(op, operands, compute):
+    """Deposit ``operands`` for ``op``; return this lane's part of ``compute(all lanes' operands)``."""
+    t, manager, warp, lane, size = _thread_place()
+    if size != WARP_SIZE:
+        raise DeviceError(f"{op} needs a full warp of 32 threads; warp {warp} of this block has {size}")
+    with _exchanges_lock:
+        per_block = _exchanges.setdefault(manager, {})
+        ex = per_block.get(warp)
+        if ex is None:
+            ex = per_block[warp] = _Exchange(size)
+    with ex.cv:
+        gen = ex.gen
+        ex.values[lane] = (op, operands)
+        ex.count += 1
+        if ex.count == ex.size:
+            ops = {v[0] for v in ex.values}
+            try:
+                if len(ops) != 1:
+                    raise DeviceError(f"the lanes of warp {warp} executed different instructions together: {sorted(ops)}")
+                ex.result = compute([v[1] for v in ex.values])
+                ex.error = None
+            except Exception as e:  # every lane re-raises it
+                ex.result, ex.error = None, e
+            ex.count = 0
+            ex.gen += 1
+            ex.cv.notify_all()
+        else:
+            while ex.gen == gen:
+                ex.cv.wait(0.05)
+                if getattr(t, "abort", False):
+                    raise RuntimeError("simulated block aborted")
+        if ex.error is not None:
+            raise ex.error
+        return ex.result[lane]
+
+
+# ---------------------------------------------------------------------------------------------
+# ldmatrix: PTX ISA, "Warp-level matrix load instruction: ldmatrix".
+# Lanes 8i..8i+7 give the row addresses of matrix i (only the first 8*num lanes count).
+# Without .trans, lane t receives row t//4, columns 2*(t%4) and 2*(t%4)+1 of each matrix;
+# with .trans, column t//4 of rows 2*(t%4) and 2*(t%4)+1.
+
+
+def _ldmatrix(num, trans, addr):
+    name = f"ldmatrix.x{num}" + (".trans" if trans else "")
+
+    def compute(addrs):
+        rows = []
+        for lane in range(8 * num):
+            a = int(addrs[lane])
+            if a % 16:
+                raise DeviceError(f"{name}: lane {lane} gave row address {a:#x}, which is not 16-byte aligned")
+            root, off = _resolve(a, 16, name)
+            rows.append(_bytes_of(root)[off:off + 16].view(np.uint16).copy())
+        out = []
+        for t in range(WARP_SIZE):
+            regs = []
+            for i in range(num):
+                if trans:
+                    lo = rows[8 * i + 2 * (t % 4)][t // 4]
+                    hi = rows[8 * i + 2 * (t % 4) + 1][t // 4]
+                else:
+                    lo = rows[8 * i + t // 4][2 * (t % 4)]
+                    hi = rows[8 * i + t // 4][2 * (t % 4) + 1]
+                regs.append(np.uint32(int(lo) | (int(hi) << 16)))
+            out.append(regs[0] if num == 1 else tuple(regs))
+        return out
+
+    return _collective(name, int(addr), compute)
+
+
+def ldmatrix_x1(addr):
+    return _ldmatrix(1, False, addr)
+
+
+def ldmatrix_x2(addr):
+    return _ldmatrix(2, False, addr)
+
+
+def ldmatrix_x4(addr):
+    return _ldmatrix(4, False, addr)
+
+
+def ldmatrix_x1_trans(addr):
+    return _ldmatrix(1, True, addr)
+
+
+def ldmatrix_x2_trans(addr):
+    return _ldmatrix(2, True, addr)
+
+
+def ldmatrix_x4_trans(addr):
+    return _ldmatrix(4, True, addr)
+
+
+# ---------------------------------------------------------------------------------------------
+# mma.sync: PTX ISA, "Matrix Fragments for mma.m16n8k8" and "... mma.m16n8k16 with floating
+# point type". g = lane >> 2, q = lane % 4 ("groupID", "threadID_in_group").
+#   A (16xK, row-major) element i:  row g (+8 when i%4 >= 2), col 2q + i%2 (+8 when i >= 4)
+#   B (Kx8) element i:              row 2q + i%2 (+8 when i >= 2), col g
+#   C/D (16x8) element i:           row g (+8 when i >= 2), col 2q + i%2
+
+
+def _a_pos(lane, i):
+    g, q = lane >> 2, lane % 4
+    return g + 8 * ((i // 2) % 2), 2 * q + (i % 2) + 8 * (i // 4)
+
+
+def _b_pos(lane, i):
+    g, q = lane >> 2, lane % 4
+    return 2 * q + (i % 2) + 8 * (i // 2), g
+
+
+def _c_pos(lane, i):
+    g, q = lane >> 2, lane % 4
+    return g + 8 * (i // 2), 2 * q + (i % 2)
+
+
+def _halves(regs):
+    out = []
+    for r in regs:
+        r = int(r) & 0xFFFFFFFF
+        out += [r & 0xFFFF, r >> 16]
+    return out
+
+
+def _decode16(bits, ab):
+    if ab == "f16":
+        return float(np.array(bits, np.uint16).view(np.float16))
+    return float(np.array(int(bits) << 16, np.uint32).view(np.float32))
+
+
+def _f32_bits(x):
+    return int(np.array(x, np.float32).view(np.uint32))
+
+
+def _mma(k, acc, ab, args):
+    na, nb = 16 * k // 64, 8 * k // 64
+    nc = 2 if acc == "f16" else 4
+    name = f"mma.m16n8k{k}.{acc}.{ab}.{ab}.{acc}"
+    if len(args) != na + nb + nc:
+        raise DeviceError(f"{name} takes {na + nb + nc} registers; got {len(args)}")
+    a = [int(x) & 0xFFFFFFFF for x in args[:na]]
+    b = [int(x) & 0xFFFFFFFF for x in args[na:na + nb]]
+    if acc == "f16":
+        c = [int(x) & 0xFFFFFFFF for x in args[na + nb:]]
+    else:
+        c = [_f32_bits(x) for x in args[na + nb:]]
+
+    def compute(lanes):
+        A = np.zeros((16, k))
+        B = np.zeros((k, 8))
+        C = np.zeros((16, 8))
+        for lane, (ra, rb, rc) in enumerate(lanes):
+            for i, bits in enumerate(_halves(ra)):
+                A[_a_pos(lane, i)] = _decode16(bits, ab)
+            for i, bits in enumerate(_halves(rb)):
+                B[_b_pos(lane, i)] = _decode16(bits, ab)
+            if acc == "f16":
+                for i, bits in enumerate(_halves(rc)):
+                    C[_c_pos(lane, i)] = float(np.array(bits, np.uint16).view(np.float16))
+            else:
+                for i, bits in enumerate(rc):
+                    C[_c_pos(lane, i)] = float(np.array(bits, np.uint32).view(np.float32))
+        D = A @ B + C
+        out = []
+        for lane in range(WARP_SIZE):
+            vals = [D[_c_pos(lane, i)] for i in range(4)]
+            if acc == "f16":
+                h = np.array(vals, np.float64).astype(np.float16).view(np.uint16).astype(np.uint32)
+                out.append((np.uint32(int(h[0]) | int(h[1]) << 16), np.uint32(int(h[2]) | int(h[3]) << 16)))
+            else:
+                out.append(tuple(np.float32(v) for v in vals))
+        return out
+
+    return _collective(name, (a, b, c), compute)
+
+
+def mma_m16n8k8_f16f16f16f16(a0, a1, b0, c0, c1):
+    return _mma(8, "f16", "f16", (a0, a1, b0, c0, c1))
+
+
+def mma_m16n8k8_f32f16f16f32(a0, a1, b0, c0, c1, c2, c3):
+    return _mma(8, "f32", "f16", (a0, a1, b0, c0, c1, c2, c3))
+
+
+def mma_m16n8k8_f32bf16bf16f32(a0, a1, b0, c0, c1, c2, c3):
+    return _mma(8, "f32", "bf16", (a0, a1, b0, c0, c1, c2, c3))
+
+
+def mma_m16n8k16_f16f16f16f16(a0, a1, a2, a3, b0, b1, c0, c1):
+    return _mma(16, "f16", "f16", (a0, a1, a2, a3, b0, b1, c0, c1))
+
+
+def mma_m16n8k16_f32f16f16f32(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3):
+    return _mma(16, "f32", "f16", (a0, a1, a2, a3, b0, b1, c0, c1, c2, c3))
+
+
+def mma_m16n8k16_f32bf16bf16f32(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3):
+    return _mma(16, "f32", "bf16", (a0, a1, a2, a3, b0, b1, c0, c1, c2, c3))
+
+
+# ---------------------------------------------------------------------------------------------
+# cp.async: copies queue per thread; commit_group closes a group; wait_group(n) lands all but
+# the n most recent committed groups.
+
+
+def _queue():
+    t = threading.current_thread()
+    q = t.__dict__.get("_labkit_cp_async")
+    if q is None:
+        q = t.__dict__["_labkit_cp_async"] = {"open": [], "groups": []}
+    return q
+
+
+def _cp_async(level, dst, src, index):
+    name = f"cp.async.{level}"
+    dst = int(dst)
+    if dst % 16:
+        raise DeviceError(f"{name}: destination shared address {dst:#x} is not 16-byte aligned")
+    arr = _unwrap(src)
+    off = _flat_index(arr, index)
+    ptr = arr.__array_interface__["data"][0] + off
+    if ptr % 16:
+        raise DeviceError(f"{name}: source element address is not 16-byte aligned (index {index!r})")
+    root = _root_array(arr)
+    rptr = root.__array_interface__["data"][0]
+    if not root.flags.c_contiguous or ptr - rptr + 16 > root.nbytes:
+        raise DeviceError(f"{name}: 16 bytes at index {index!r} run past the end of the source array")
+    droot, doff = _resolve(dst, 16, name)
+    _queue()["open"].append((root, ptr - rptr, droot, doff))
+
+
+def _land(copies):
+    for root, soff, droot, doff in copies:
+        _bytes_of(droot)[doff:doff + 16] = _bytes_of(root)[soff:soff + 16]
+
+
+def cp_async_16(dst, src, index):
+    _cp_async("ca", dst, src, index)
+
+
+def cp_async_cg_16(dst, src, index):
+    _cp_async("cg", dst, src, index)
+
+
+def cp_async_commit_group():
+    q = _queue()
+    q["groups"].append(q["open"])
+    q["open"] = []
+
+
+def cp_async_wait_group(n):
+    n = int(n)
+    if n < 0:
+        raise DeviceError(f"cp_async_wait_group: n must be >= 0; got {n}")
+    q = _queue()
+    keep = len(q["groups"]) - n
+    for group in q["groups"][:max(keep, 0)]:
+        _land(group)
+    q["groups"] = q["groups"][max(keep, 0):]
+
+
+def cp_async_wait_all():
+    cp_async_commit_group()
+    cp_async_wait_group(0)

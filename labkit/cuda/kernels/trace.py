@@ -1,0 +1,505 @@
+"""Fragment traces: kernels that record every lane's registers after ldmatrix and mma.sync.
+
+Two experiments, each described by a *plan* (pure data: which shared-memory element
+offset every lane hands to every ldmatrix) and run by a kernel generated from the plan:
+
+- :func:`mma_plan` / :func:`run_mma`: one warp stores A (16 x K) and B (8 x K, CuTe's
+  ``(n, k)``) in shared memory, loads them with a chosen ldmatrix variant, issues one
+  ``mma.sync`` and writes its A, B and D registers out. Many independent warps run in
+  one launch (one warp per block), which is how ``python -m labkit verify`` checks
+  thousands of random inputs.
+- :func:`cta_plan` / :func:`run_cta`: the sgemm_sm80 CTA (128 threads = 2x2 warps,
+  ``SM80_16x8x16_F16F16F16F16_TN`` tiled 32x32x16, A and B tiles 128x64 K-major in
+  Swizzle<3,3,3> shared memory filled by 128-bit ``cp.async``, ``ldmatrix.x4`` for both
+  operands) recording every warp's A/B fragments and accumulators per k-block.
+
+Register semantics used to build the plans (PTX ISA): ldmatrix lane ``L`` gives the
+address of row ``L % 8`` of matrix ``L // 8``, and register ``i`` receives matrix ``i``;
+an mma A register ``r`` is the 8x8 block at rows ``8*(r % 2)``, columns ``8*(r // 2)``;
+a B register ``r`` is the block of ``k = 8r..8r+7`` for all eight ``n``.
+
+The kernels are generated as Python source (``kernel_source``), so the same text runs
+on a GPU and under the CUDA simulator; every launch goes through :func:`labkit.cuda.jit`
+and checks the device's SM first. Shared arrays are declared 128-byte aligned on a GPU
+(ldmatrix rows and cp.async destinations must be 16-byte aligned).
+
+>>> from labkit.cuda.kernels import trace
+>>> p = trace.mma_plan("mma_m16n8k16_f16f16f16f16", "x4", "x2")
+>>> p.a_offsets[0, [0, 1, 8, 16, 31]].tolist()     # lane 16 starts row A(0, 8..15)
+[0, 16, 128, 8, 248]
+>>> p.b_offsets.tolist()[0][:9]
+[0, 16, 32, 48, 64, 80, 96, 112, 8]
+>>> c = trace.cta_plan()
+>>> int(c.smem_offset(0, 9)), int(c.smem_offset(0, 8))   # Swizzle<3,3,3>: 64^8 = 72
+(73, 72)
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from labkit.cuda import ptx
+from labkit.cuda.launch import jit
+from labkit.errors import DeviceError
+
+__all__ = [
+    "LDMATRIX_VARIANTS",
+    "MmaPlan",
+    "mma_plan",
+    "run_mma",
+    "mma_kernel_source",
+    "CtaPlan",
+    "cta_plan",
+    "run_cta",
+    "cta_kernel_source",
+    "ldmatrix_kernel_source",
+    "run_ldmatrix",
+]
+
+WARP = 32
+LDMATRIX_VARIANTS = ("x1", "x2", "x4", "x1.trans", "x2.trans", "x4.trans")
+"""ldmatrix variants by the suffix of their PTX name."""
+
+
+def parse_variant(variant: str, what: str = "variant") -> tuple:
+    """``"x4.trans"`` -> ``(4, True)``."""
+    if variant not in LDMATRIX_VARIANTS:
+        raise DeviceError(f"{what} must be one of {LDMATRIX_VARIANTS}; got {variant!r}")
+    return int(variant[1]), variant.endswith(".trans")
+
+
+def _ld_name(num, trans):
+    return f"ldmatrix_x{num}" + ("_trans" if trans else "")
+
+
+# ---------------------------------------------------------------------------------------------
+# one MMA
+
+
+@dataclass(frozen=True)
+class MmaPlan:
+    """How one warp stages and loads the operands of one ``mma.sync`` (see :func:`mma_plan`).
+
+    ``a_offsets (loads, 32)`` / ``b_offsets``: element offsets each lane gives each ldmatrix.
+    ``a_major`` is ``"k"`` (A stored ``K*m + k``) or ``"m"`` (``M*k + m``, loaded with
+    ``.trans``); ``b_major`` is ``"k"`` (``K*n + k``) or ``"n"`` (``N*k + n``).
+    """
+
+    instruction: str
+    m: int
+    n: int
+    k: int
+    acc_type: str
+    a_variant: str
+    b_variant: str
+    a_major: str
+    b_major: str
+    a_offsets: np.ndarray = field(repr=False)
+    b_offsets: np.ndarray = field(repr=False)
+
+    @property
+    def a_regs(self) -> int:
+        return self.m * self.k // 64
+
+    @property
+    def b_regs(self) -> int:
+        return self.n * self.k // 64
+
+    @property
+    def c_regs(self) -> int:
+        return 2 if self.acc_type == "f16" else 4
+
+    def a_image(self, a_bits) -> np.ndarray:
+        """Shared-memory image ``(..., M*K)`` uint16 of A's bits ``(..., M, K)``."""
+        a = np.asarray(a_bits, np.uint16)
+        t = a if self.a_major == "k" else np.swapaxes(a, -1, -2)
+        return np.ascontiguousarray(t).reshape(a.shape[:-2] + (self.m * self.k,))
+
+    def b_image(self, b_bits) -> np.ndarray:
+        """Shared-memory image ``(..., N*K)`` uint16 of B's bits ``(..., N, K)``."""
+        b = np.asarray(b_bits, np.uint16)
+        t = b if self.b_major == "k" else np.swapaxes(b, -1, -2)
+        return np.ascontiguousarray(t).reshape(b.shape[:-2] + (self.n * self.k,))
+
+
+def _lane_rows(num):
+    """Lane -> (matrix within the load, row); lanes past 8*num repeat the lower lanes' rows."""
+    lane = np.arange(WARP) % (8 * num)
+    return lane // 8, lane % 8
+
+
+def mma_plan(instruction: str, variant: str | None = None, b_variant: str | None = None) -> MmaPlan:
+    """Plan one warp's ldmatrix loads for the MMA ``instruction`` (a labkit.cuda.ptx name).
+
+    ``variant`` loads A, ``b_variant`` loads B: ``"x1"``, ``"x2"``, ``"x4"``, optionally
+    ``".trans"`` (the operand is then stored M- or N-major and transposed by ldmatrix).
+    Default: the widest load that one MMA's operand fills (A: x4 for k16, x2 for k8;
+    B: x2 for k16, x1 for k8).
+    """
+    if instruction not in ptx.INSTRUCTIONS or ptx.INSTRUCTIONS[instruction].kind != "mma":
+        names = sorted(n for n, i in ptx.INSTRUCTIONS.items() if i.kind == "mma")
+        raise DeviceError(f"instruction must be one of {names}; got {instruction!r}")
+    ins = ptx.INSTRUCTIONS[instruction]
+    m, n, k = ins.shape
+    na, nb = ins.a_regs, ins.b_regs
+    variant = variant or f"x{na}"
+    b_variant = b_variant or f"x{nb}"
+    a_num, a_trans = parse_variant(variant, "variant")
+    b_num, b_trans = parse_variant(b_variant, "b_variant")
+    for op, num, regs in (("A", a_num, na), ("B", b_num, nb)):
+        if regs % num:
+            raise DeviceError(
+                f"{op} of {ins.ptx} has {regs} register(s) per lane, but ldmatrix.x{num} loads {num}: "
+                f"{regs} is not divisible by {num}; use x{regs} or smaller"
+            )
+    mat, row = _lane_rows(a_num)
+    a_off = []
+    for load in range(na // a_num):
+        r = a_num * load + mat
+        m0, k0 = 8 * (r % 2), 8 * (r // 2)
+        a_off.append(m * (k0 + row) + m0 if a_trans else k * (m0 + row) + k0)
+    mat, row = _lane_rows(b_num)
+    b_off = []
+    for load in range(nb // b_num):
+        k0 = 8 * (b_num * load + mat)
+        b_off.append(n * (k0 + row) if b_trans else k * row + k0)
+    return MmaPlan(
+        instruction, m, n, k, ins.acc_type, variant, b_variant,
+        "m" if a_trans else "k", "n" if b_trans else "k",
+        np.array(a_off, np.int32), np.array(b_off, np.int32),
+    )
+
+
+def _shared_decl(name, count):
+    align = "" if ptx.SIMULATED else ", alignment=128"
+    return f"    {name} = cuda.shared.array({count}, numba.uint16{align})"
+
+
+def _load_lines(dst_prefix, first_reg, num, trans, base, offsets_name, load):
+    regs = [f"{dst_prefix}{first_reg + i}" for i in range(num)]
+    lhs = regs[0] if num == 1 else ", ".join(regs)
+    return f"    {lhs} = ptx.{_ld_name(num, trans)}(ptx.smem_addr(smem, {base}{offsets_name}[{load}, lane]))"
+
+
+def mma_kernel_source(plan: MmaPlan) -> str:
+    """Python source of the kernel that runs ``plan`` (one warp per block)."""
+    na, nb, nc = plan.a_regs, plan.b_regs, plan.c_regs
+    a_num, a_trans = parse_variant(plan.a_variant)
+    b_num, b_trans = parse_variant(plan.b_variant)
+    sa, sb = plan.m * plan.k, plan.n * plan.k
+    lines = [
+        "def trace_mma_kernel(sa_img, sb_img, a_off, b_off, c_in, out_a, out_b, out_d, bad):",
+        _shared_decl("smem", sa + sb),
+        "    w = cuda.blockIdx.x",
+        "    lane = cuda.threadIdx.x",
+        f"    for i in range(lane, {sa}, 32):",
+        "        smem[i] = sa_img[w, i]",
+        f"    for i in range(lane, {sb}, 32):",
+        f"        smem[{sa} + i] = sb_img[w, i]",
+        "    if ptx.smem_addr(smem, 0) % 16 != 0:",
+        "        bad[0] = 1",
+        "    cuda.syncthreads()",
+    ]
+    for load in range(na // a_num):
+        lines.append(_load_lines("a", a_num * load, a_num, a_trans, "", "a_off", load))
+    for load in range(nb // b_num):
+        lines.append(_load_lines("b", b_num * load, b_num, b_trans, f"{sa} + ", "b_off", load))
+    args = [f"a{i}" for i in range(na)] + [f"b{i}" for i in range(nb)] + [f"c_in[w, lane, {i}]" for i in range(nc)]
+    outs = ", ".join(f"d{i}" for i in range(nc))
+    lines.append(f"    {outs} = ptx.{plan.instruction}({', '.join(args)})")
+    lines += [f"    out_a[w, lane, {i}] = a{i}" for i in range(na)]
+    lines += [f"    out_b[w, lane, {i}] = b{i}" for i in range(nb)]
+    lines += [f"    out_d[w, lane, {i}] = d{i}" for i in range(nc)]
+    return "\n".join(lines) + "\n"
+
+
+_KERNELS: dict = {}
+
+
+def _launch(kernel, grid, block, *args):
+    """Launch with numba's performance warnings (host copies, small grids) silenced."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", module=r"numba")
+        kernel[grid, block](*args)
+
+
+def _build(key, source, name):
+    if key not in _KERNELS:
+        import numba
+        from numba import cuda
+
+        scope = {"cuda": cuda, "numba": numba, "ptx": ptx}
+        code = compile(source, f"<labkit trace kernel {key}>", "exec")
+        exec(code, scope)
+        kernel = jit(scope[name])
+        kernel.source = source
+        _KERNELS[key] = kernel
+    return _KERNELS[key]
+
+
+def run_mma(plan: MmaPlan, a_bits, b_bits, c_regs) -> dict:
+    """Run ``plan`` on ``W`` warps: ``a_bits (W, M, K)``, ``b_bits (W, N, K)`` uint16,
+    ``c_regs (W, 32, C regs)`` uint32 (f32 accumulators as bits).
+
+    Returns ``{"A": (W, 32, A regs), "B": (W, 32, B regs), "D": (W, 32, C regs)}`` (uint32)
+    and ``"kernel_source"``.
+    """
+    a = np.asarray(a_bits)
+    b = np.asarray(b_bits)
+    c = np.asarray(c_regs)
+    W = a.shape[0] if a.ndim == 3 else -1
+    checks = (
+        (a, (W, plan.m, plan.k), np.uint16, "a_bits"),
+        (b, (W, plan.n, plan.k), np.uint16, "b_bits"),
+        (c, (W, WARP, plan.c_regs), np.uint32, "c_regs"),
+    )
+    for arr, shape, dtype, name in checks:
+        if arr.shape != shape or W < 1:
+            raise DeviceError(f"run_mma: {name} must have shape {shape} with W >= 1 warps; got {arr.shape}")
+        if arr.dtype != dtype:
+            raise DeviceError(f"run_mma: {name} must be {np.dtype(dtype).name} bits; got {arr.dtype}")
+    source = mma_kernel_source(plan)
+    key = ("mma", plan.instruction, plan.a_variant, plan.b_variant, ptx.SIMULATED)
+    kernel = _build(key, source, "trace_mma_kernel")
+    kernel.check()
+    f32 = plan.acc_type == "f32"
+    c_in = c.view(np.float32) if f32 else c
+    out_a = np.zeros((W, WARP, plan.a_regs), np.uint32)
+    out_b = np.zeros((W, WARP, plan.b_regs), np.uint32)
+    out_d = np.zeros((W, WARP, plan.c_regs), np.float32 if f32 else np.uint32)
+    bad = np.zeros(1, np.int32)
+    _launch(kernel, W, WARP, plan.a_image(a), plan.b_image(b), plan.a_offsets, plan.b_offsets,
+            np.ascontiguousarray(c_in), out_a, out_b, out_d, bad)
+    if bad[0]:
+        raise DeviceError("run_mma: the shared array was not 16-byte aligned on this device")
+    return {"A": out_a, "B": out_b, "D": out_d.view(np.uint32) if f32 else out_d, "kernel_source": source}
+
+
+# ---------------------------------------------------------------------------------------------
+# one ldmatrix on many warps (for verification)
+
+
+def ldmatrix_kernel_source(variant: str, region: int) -> str:
+    """Kernel: warp ``w`` copies ``img[w]`` (``region`` 16-bit values) to shared memory and
+    issues one ldmatrix with per-lane element offsets ``off[w, lane]``."""
+    num, trans = parse_variant(variant)
+    regs = ", ".join(f"r{i}" for i in range(num)) if num > 1 else "r0"
+    lines = [
+        "def ldmatrix_kernel(img, off, out, bad):",
+        _shared_decl("smem", region),
+        "    w = cuda.blockIdx.x",
+        "    lane = cuda.threadIdx.x",
+        f"    for i in range(lane, {region}, 32):",
+        "        smem[i] = img[w, i]",
+        "    if ptx.smem_addr(smem, 0) % 16 != 0:",
+        "        bad[0] = 1",
+        "    cuda.syncthreads()",
+        f"    {regs} = ptx.{_ld_name(num, trans)}(ptx.smem_addr(smem, off[w, lane]))",
+    ]
+    lines += [f"    out[w, lane, {i}] = r{i}" for i in range(num)]
+    return "\n".join(lines) + "\n"
+
+
+def run_ldmatrix(variant: str, images, offsets) -> dict:
+    """One ldmatrix per warp: ``images (W, region)`` uint16 shared contents, ``offsets (W, 32)``
+    element offsets (multiples of 8). Returns ``{"regs": (W, 32, num) uint32}``."""
+    num, _ = parse_variant(variant)
+    img = np.asarray(images)
+    off = np.asarray(offsets)
+    if img.ndim != 2 or img.dtype != np.uint16 or img.shape[1] % 8 or img.shape[0] < 1:
+        raise DeviceError(f"run_ldmatrix: images must be uint16 (W, region) with region % 8 == 0; got {img.dtype} {img.shape}")
+    if off.shape != (img.shape[0], WARP) or off.dtype.kind not in "iu":
+        raise DeviceError(f"run_ldmatrix: offsets must be integers of shape {(img.shape[0], WARP)}; got {off.shape}")
+    if (off % 8).any() or (off < 0).any() or (off + 8 > img.shape[1]).any():
+        raise DeviceError("run_ldmatrix: every offset must be a multiple of 8 elements (16 bytes) inside the region")
+    source = ldmatrix_kernel_source(variant, img.shape[1])
+    kernel = _build(("ld", variant, img.shape[1], ptx.SIMULATED), source, "ldmatrix_kernel")
+    kernel.check()
+    out = np.zeros((img.shape[0], WARP, num), np.uint32)
+    bad = np.zeros(1, np.int32)
+    _launch(kernel, img.shape[0], WARP, np.ascontiguousarray(img), np.ascontiguousarray(off, np.int32), out, bad)
+    if bad[0]:
+        raise DeviceError("run_ldmatrix: the shared array was not 16-byte aligned on this device")
+    return {"regs": out, "kernel_source": source}
+
+
+# ---------------------------------------------------------------------------------------------
+# the sgemm_sm80 CTA
+
+
+@dataclass(frozen=True)
+class CtaPlan:
+    """sgemm_sm80's CTA on one 128x128x64 k-tile (see :func:`cta_plan`).
+
+    ``cp_src``/``cp_dst (128, 8)``: each thread's eight 16-byte cp.async copies, as element
+    offsets into the global tile (``64*m + k``) and into shared memory (swizzled).
+    ``a_offsets``/``b_offsets (k_blocks, warps, 4, 32)``: each lane's ldmatrix.x4 row
+    offset for A fragment ``i`` / B load ``j`` in every k-block.
+    ``warp_m``/``warp_n (warps,)``: the warp's coordinate in the 2x2 warp layout.
+    """
+
+    bm: int
+    bn: int
+    bk: int
+    warp_m: np.ndarray = field(repr=False)
+    warp_n: np.ndarray = field(repr=False)
+    cp_src: np.ndarray = field(repr=False)
+    cp_dst: np.ndarray = field(repr=False)
+    a_offsets: np.ndarray = field(repr=False)
+    b_offsets: np.ndarray = field(repr=False)
+    layout: object = field(repr=False, default=None)
+
+    @property
+    def k_blocks(self) -> int:
+        return self.bk // 16
+
+    def smem_offset(self, row, k):
+        """Swizzled shared-memory element offset of tile element ``(row, k)`` (A or B)."""
+        row = np.asarray(row)
+        k = np.asarray(k)
+        flat = np.vectorize(lambda r, c: int(self.layout(int(r), int(c))))
+        return flat(row, k) if row.shape or k.shape else int(self.layout(int(row), int(k)))
+
+    def a_rows(self, warp: int, i: int) -> np.ndarray:
+        """Tile rows of A fragment ``i`` of ``warp``: ``32 i + 16 warp_m + (0..15)``."""
+        return 32 * i + 16 * int(self.warp_m[warp]) + np.arange(16)
+
+    def b_rows(self, warp: int, nn: int) -> np.ndarray:
+        """Tile rows (n) of B fragment ``nn`` of ``warp``: ``16 nn + 8 warp_n + (0..7)``."""
+        return 16 * nn + 8 * int(self.warp_n[warp]) + np.arange(8)
+
+
+@functools.lru_cache(maxsize=1)
+def cta_plan() -> CtaPlan:
+    """The plan of sgemm_sm80's CTA (FACTS: "The official CTA configuration").
+
+    Shared memory: ``composition(Swizzle<3,3,3>, (8,(8,8)):(8,(1,64)))`` tiled to (128, 64)
+    (built with labkit.layout); gmem->smem: threads ``(16,8):(8,1)`` copy 8 halves each, rows
+    ``t//8 + 16 r``; TiledMMA 2x2 warps (warp ``w`` at ``(w % 2, w // 2)``), tile 32x32x16.
+    """
+    import labkit as lk
+
+    S = lk.S
+    inner = lk.make_layout((S(8), (S(8), S(8))), (S(8), (S(1), S(64))))
+    layout = lk.composition(lk.Swizzle(3, 3, 3), lk.tile_to_shape(inner, (S(128), S(64))))
+    bm = bn = 128
+    bk = 64
+    table = np.array([[int(layout(r, c)) for c in range(bk)] for r in range(bm)], np.int64)
+    t = np.arange(128)[:, None]
+    rr = np.arange(8)[None, :]
+    rows = t // 8 + 16 * rr
+    cols = np.broadcast_to(8 * (t % 8), rows.shape)
+    cp_src = (bk * rows + cols).astype(np.int32)
+    cp_dst = table[rows, cols].astype(np.int32)
+    warps = np.arange(4)
+    wm, wn = warps % 2, warps // 2
+    lane = np.arange(WARP)
+    kb = np.arange(bk // 16)[:, None, None, None]
+    idx = np.arange(4)[None, None, :, None]
+    a_row = 32 * idx + 16 * wm[None, :, None, None] + lane % 16
+    a_col = 16 * kb + 8 * (lane // 16)
+    mat = lane // 8
+    b_row = 16 * (2 * idx + mat // 2) + 8 * wn[None, :, None, None] + lane % 8
+    b_col = 16 * kb + 8 * (mat % 2)
+    a_row, a_col = np.broadcast_arrays(a_row, a_col)
+    b_row, b_col = np.broadcast_arrays(b_row, b_col)
+    return CtaPlan(
+        bm, bn, bk, wm, wn, cp_src, cp_dst,
+        table[a_row, a_col].astype(np.int32), table[b_row, b_col].astype(np.int32), layout,
+    )
+
+
+def cta_kernel_source(k_blocks: int = 4) -> str:
+    """Python source of the sgemm_sm80 CTA trace kernel (128 threads, one k-tile)."""
+    n = 128 * 64
+    return "\n".join([
+        "def trace_cta_kernel(ga, gb, cp_src, cp_dst, a_off, b_off, out_a, out_b, out_d, bad):",
+        _shared_decl("smem", 2 * n),
+        "    tid = cuda.threadIdx.x",
+        "    warp = tid // 32",
+        "    lane = tid % 32",
+        "    if ptx.smem_addr(smem, 0) % 16 != 0:",
+        "        bad[0] = 1",
+        "    for r in range(8):",
+        "        ptx.cp_async_16(ptx.smem_addr(smem, cp_dst[tid, r]), ga, cp_src[tid, r])",
+        f"        ptx.cp_async_16(ptx.smem_addr(smem, {n} + cp_dst[tid, r]), gb, cp_src[tid, r])",
+        "    ptx.cp_async_commit_group()",
+        "    ptx.cp_async_wait_group(0)",
+        "    cuda.syncthreads()",
+        "    fa = cuda.local.array((4, 4), numba.uint32)",
+        "    fb = cuda.local.array((4, 4), numba.uint32)",
+        "    acc = cuda.local.array((4, 8, 2), numba.uint32)",
+        "    for i in range(4):",
+        "        for j in range(8):",
+        "            acc[i, j, 0] = 0",
+        "            acc[i, j, 1] = 0",
+        f"    for kb in range({k_blocks}):",
+        "        for i in range(4):",
+        "            x0, x1, x2, x3 = ptx.ldmatrix_x4(ptx.smem_addr(smem, a_off[kb, warp, i, lane]))",
+        "            fa[i, 0] = x0",
+        "            fa[i, 1] = x1",
+        "            fa[i, 2] = x2",
+        "            fa[i, 3] = x3",
+        f"            y0, y1, y2, y3 = ptx.ldmatrix_x4(ptx.smem_addr(smem, {n} + b_off[kb, warp, i, lane]))",
+        "            fb[i, 0] = y0",
+        "            fb[i, 1] = y1",
+        "            fb[i, 2] = y2",
+        "            fb[i, 3] = y3",
+        "        for i in range(4):",
+        "            for j in range(8):",
+        "                d0, d1 = ptx.mma_m16n8k16_f16f16f16f16(fa[i, 0], fa[i, 1], fa[i, 2], fa[i, 3],",
+        "                                                       fb[j // 2, 2 * (j % 2)], fb[j // 2, 2 * (j % 2) + 1],",
+        "                                                       acc[i, j, 0], acc[i, j, 1])",
+        "                acc[i, j, 0] = d0",
+        "                acc[i, j, 1] = d1",
+        "        for i in range(4):",
+        "            for r in range(4):",
+        "                out_a[kb, warp, i, lane, r] = fa[i, r]",
+        "                out_b[kb, warp, i, lane, r] = fb[i, r]",
+        "            for j in range(8):",
+        "                out_d[kb, warp, i, j, lane, 0] = acc[i, j, 0]",
+        "                out_d[kb, warp, i, j, lane, 1] = acc[i, j, 1]",
+    ]) + "\n"
+
+
+def run_cta(plan: CtaPlan, a_bits, b_bits, k_blocks: int | None = None) -> dict:
+    """Run the CTA plan on one 128x64 A tile and one 128x64 B tile (f16 bits, K-major).
+
+    Returns ``{"A": (kb, 4 warps, 4, 32, 4), "B": (kb, 4, 4, 32, 4), "D": (kb, 4, 4, 8, 32, 2)}``
+    (uint32; B load ``j`` holds fragments ``2j`` and ``2j+1``; D after each k-block).
+    """
+    kbs = plan.k_blocks if k_blocks is None else k_blocks
+    if isinstance(kbs, bool) or not isinstance(kbs, (int, np.integer)) or not 1 <= kbs <= plan.k_blocks:
+        raise DeviceError(f"k_blocks must be an integer in 1..{plan.k_blocks}; got {k_blocks!r}")
+    kbs = int(kbs)
+    for name, x in (("a_bits", a_bits), ("b_bits", b_bits)):
+        x = np.asarray(x)
+        if x.shape != (plan.bm, plan.bk) or x.dtype != np.uint16:
+            raise DeviceError(f"run_cta: {name} must be uint16 f16 bits of shape {(plan.bm, plan.bk)}; got {x.dtype} {x.shape}")
+    source = cta_kernel_source(kbs)
+    kernel = _build(("cta", kbs, ptx.SIMULATED), source, "trace_cta_kernel")
+    kernel.check()
+    ga = _aligned_copy(np.asarray(a_bits).reshape(-1))
+    gb = _aligned_copy(np.asarray(b_bits).reshape(-1))
+    out_a = np.zeros((kbs, 4, 4, WARP, 4), np.uint32)
+    out_b = np.zeros((kbs, 4, 4, WARP, 4), np.uint32)
+    out_d = np.zeros((kbs, 4, 4, 8, WARP, 2), np.uint32)
+    bad = np.zeros(1, np.int32)
+    _launch(kernel, 1, 128, ga, gb, plan.cp_src, plan.cp_dst, plan.a_offsets[:kbs].copy(),
+            plan.b_offsets[:kbs].copy(), out_a, out_b, out_d, bad)
+    if bad[0]:
+        raise DeviceError("run_cta: the shared array was not 16-byte aligned on this device")
+    return {"A": out_a, "B": out_b, "D": out_d, "kernel_source": source}
+
+
+def _aligned_copy(x: np.ndarray, align: int = 128) -> np.ndarray:
+    """A copy of ``x`` whose data starts on an ``align``-byte boundary (cp.async sources)."""
+    raw = np.empty(x.nbytes + align, np.uint8)
+    start = (-raw.ctypes.data) % align
+    out = raw[start:start + x.nbytes].view(x.dtype)
+    out[...] = x.reshape(-1)
+    return out

@@ -1,0 +1,106 @@
+"""``python -m labkit verify``: it passes on the CPU twin, and it fails when the device disagrees."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from labkit.cli import verify
+from labkit.sim import trace as sim_trace
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _cli(*args, simulated=None):
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
+    if simulated is not None:
+        env["NUMBA_ENABLE_CUDASIM"] = "1" if simulated else "0"
+    return subprocess.run([sys.executable, "-m", "labkit", "verify", *args], cwd=REPO, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def cpu_run():
+    if verify._gpu_count() > 0:
+        pytest.skip("a GPU is present: the automatic run would use it")
+    return _cli("--n", "2")
+
+
+def test_verify_passes_on_the_cuda_simulator(cpu_run):
+    assert cpu_run.returncode == 0, cpu_run.stdout[-4000:] + cpu_run.stderr[-4000:]
+    out = cpu_run.stdout
+    assert "backend: cudasim" in out and "ALL PASS" in out
+    for name in [*verify.LDMATRIX_ATOMS, *verify.MMA_ATOMS, "sgemm_sm80 CTA"]:
+        assert name in out
+    assert out.count("| PASS ") == 14 and "FAIL" not in out
+
+
+def test_verify_only_selects_checks():
+    done = _cli("--n", "2", "--only", "x4.trans", simulated=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "ldmatrix x4.trans" in done.stdout and "SM80_16x8x16" not in done.stdout
+
+
+def test_verify_rejects_too_few_inputs():
+    assert verify.main(["--n", "1"]) == 2
+
+
+def _flip_one_bit(result, key):
+    out = dict(result)
+    bad = out[key].copy()
+    bad.reshape(-1)[3] ^= 1
+    out[key] = bad
+    return out
+
+
+def test_a_wrong_device_register_fails_the_ldmatrix_check():
+    def honest(fn, variant, images, offsets):
+        return sim_trace.run_ldmatrix(variant, images, offsets)
+
+    def broken(fn, variant, images, offsets):
+        return _flip_one_bit(sim_trace.run_ldmatrix(variant, images, offsets), "regs")
+
+    assert verify.check_ldmatrix("x2.trans", 4, np.random.default_rng(0), honest).ok
+    r = verify.check_ldmatrix("x2.trans", 4, np.random.default_rng(0), broken)
+    assert not r.ok
+    failed = [name for name, ok, _ in r.items if not ok]
+    assert failed == ["device == sim", "device == atom"]
+
+
+def test_a_wrong_accumulator_fails_the_mma_check():
+    def honest(fn, plan, a, b, c):
+        return sim_trace.run_mma(plan, a, b, c)
+
+    def broken(fn, plan, a, b, c):
+        return _flip_one_bit(sim_trace.run_mma(plan, a, b, c), "D")
+
+    atom = "SM80_16x8x16_F32BF16BF16F32_TN"
+    assert verify.check_mma(atom, 4, np.random.default_rng(0), honest).ok
+    r = verify.check_mma(atom, 4, np.random.default_rng(0), broken)
+    assert not r.ok
+    assert any(name.startswith("D exact inputs") and not ok for name, ok, _ in r.items)
+
+
+def test_ldmatrix_prediction_follows_seed_000():
+    # shared memory (16,16):(16,1) holding its own offsets; x4 addresses as in seed 000:
+    # lane 0 then holds offsets 0,1 | 128,129 | 8,9 | 136,137
+    img = np.arange(512, dtype=np.uint16)[None]
+    lane = np.arange(32)
+    regs = verify.ldmatrix_prediction("x4", img, ((lane % 16) * 16 + (lane // 16) * 8)[None])
+    lo, hi = regs & 0xFFFF, regs >> 16
+    assert np.stack([lo[0, 0], hi[0, 0]], axis=-1).reshape(-1).tolist() == [0, 1, 128, 129, 8, 9, 136, 137]
+
+
+def test_mma_prediction_of_c_follows_facts():
+    # FACTS.md: C/D element (t, v) is row t//4 + 8*(v//2), column 2*(t%4) + v%2
+    mat = (np.arange(16)[:, None] * 8 + np.arange(8)[None, :]).astype(np.uint32)[None]
+    regs = verify.mma_prediction("SM80_16x8x16_F32F16F16F32_TN", "C", mat)
+    for t in range(32):
+        for v in range(4):
+            assert regs[0, t, v] == 8 * (t // 4 + 8 * (v // 2)) + 2 * (t % 4) + v % 2
