@@ -295,3 +295,26 @@ def test_tiled_errors(small):
         lk.trace_element("C", (0, 0))
     with pytest.raises(lk.LayoutError, match="outside"):
         lk.trace_element("A", (16, 0))
+
+
+def test_tiled_mma_tv_layout_B_warps(cta):
+    # warps are laid out (M,N) = (2,2) column-major: warp 1 = (M=1,N=0) shares warp 0's B,
+    # warp 2 = (M=0,N=1) holds the next 8 columns of N
+    mma, _ = cta
+    tv = mma.get_layoutB_TV()
+    atom = mma.atom
+    for lane, v in itertools.product(range(32), range(4)):
+        n, k = atom.coord_B(lane, v)
+        assert tv(lane, v) == n + 32 * k
+        assert tv(32 + lane, v) == n + 32 * k
+        assert tv(64 + lane, v) == (n + 8) + 32 * k
+        assert tv(96 + lane, v) == (n + 8) + 32 * k
+
+
+def test_cta_copy_b_source_rows(cta):
+    # thread 64 (warp 2, N=1) starts reading B at row 8 of the stage: offset 8 * 64 = 512
+    mma, sA = cta
+    plain = lk.make_tensor(None, sA.layout.layout_b)(lk._, lk._, 0)
+    cp = lk.make_tiled_copy_B(lk.copy_atom("SM75_U32x4_LDSM_N", "f16"), mma)
+    assert cp.get_slice(64).partition_S(plain)(0, 0, 0) == plain(8, 0) == 512
+    assert cp.get_slice(32).partition_S(plain)(0, 0, 0) == cp.get_slice(0).partition_S(plain)(0, 0, 0)

@@ -161,7 +161,9 @@ def swizzle_strides(sw: Swizzle, offset: int, layout: Layout):
 
     This is how CuTe C++ prints a partition of a swizzled tensor at a run-time offset:
     each stride that touches the swizzle's source (``yyy``) or target (``zzz``) bits becomes a
-    *run-time* stride ``sw(offset + d) - sw(offset)``, the others stay as they are. It is exact
+    *run-time* stride ``sw(offset + d) - sw(offset)``, the others stay as they are. A mode
+    spanning several such bits is split into one mode per bit, since each bit's sign depends
+    on the offset; with a static offset (CuTe DSL) it stays whole when all its bits move alike. It is exact
     when every stride is a power of two, the strides and the offset use disjoint bits. Returns
     ``(layout, base)`` where ``base = sw(offset)``; raises :class:`LayoutError` otherwise.
 
@@ -206,9 +208,12 @@ def swizzle_strides(sw: Swizzle, offset: int, layout: Layout):
             raise LayoutError(f"swizzle_strides: extent {s} of a swizzled mode is not a power "
                               "of two")
         bits = int(s).bit_length() - 1
+        per_bit = [moved(int(d) << i) for i in range(bits)]
+        if isinstance(offset, S) and all(int(p) == int(per_bit[0]) << i
+                                         for i, p in enumerate(per_bit)):
+            return s, per_bit[0]     # a known offset whose bits all move alike: one mode
         two = S(2) if isinstance(s, S) else 2
-        return (tuple(two for _ in range(bits)),
-                tuple(moved(int(d) << i) for i in range(bits)))
+        return tuple(two for _ in range(bits)), tuple(per_bit)
 
     new_shape, new_stride = rec(layout.shape, layout.stride)
     out = Layout(new_shape, new_stride)

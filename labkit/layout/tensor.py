@@ -86,10 +86,10 @@ def slice_layout(layout, crd):
                 plain, base = swizzle_strides(layout.layout_a, total, sub)
             except LayoutError:
                 return ComposedLayout(layout.layout_a, total, sub), 0
-            if is_static(total):
-                plain = coalesce(plain, tuple(S(1) for _ in range(len(plain))))
             return plain, base
         return ComposedLayout(layout.layout_a, total, sub), 0
+    if _is_slice(crd):
+        return layout, S(0)     # CuTe: slice(_, L) is L itself
     if not isinstance(crd, tuple):
         crd = (crd,) if isinstance(layout.shape, tuple) and len(layout.shape) == 1 else crd
     ks, kd, off = _slice(crd, layout.shape, layout.stride)

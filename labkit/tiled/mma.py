@@ -131,8 +131,8 @@ class TiledMMA:
         sM, sN, sK = size(v[1]), size(v[2]), size(v[3])
         if which == "A":   # (ThrV,(ThrM,ThrK)) -> (ThrV,(ThrM,ThrN,ThrK)), ThrN broadcast
             tile = (_, (Layout((sM, sN), (S(1), S(0))), _))
-        elif which == "B":
-            tile = (_, (Layout((sN, sM), (S(1), S(0))), _))
+        elif which == "B":   # (ThrV,(ThrN,ThrK)) -> (ThrV,(ThrM,ThrN,ThrK)), ThrM broadcast
+            tile = (_, (Layout((sM, sN), (S(0), S(1))), _))
         else:
             tile = (_, (_, _))
         frg = composition(frg, (tile, _)) if which != "C" else frg
