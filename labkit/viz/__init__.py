@@ -1,0 +1,24 @@
+"""labkit.viz: pictures of layouts, atoms, banks and fragments.
+
+Two kinds of output:
+
+* ``draw_*`` functions return a matplotlib ``Figure`` (sized for the book's page, colours
+  from the Okabe-Ito palette and viridis, alt text in ``fig.alt_text``);
+* ``labkit.viz.html`` builds self-contained interactive SVG figures that answer clicks
+  without a kernel (``*_figure`` functions returning objects with ``_repr_html_``).
+
+>>> import matplotlib; matplotlib.use("Agg")
+>>> import labkit as lk
+>>> from labkit import viz
+>>> viz.draw_layout(lk.make_layout((2, 4), (4, 1))).alt_text[:22]
+'Layout (2,4):(4,1) dra'
+"""
+
+from labkit.viz.atoms import draw_banks, draw_mma, draw_swizzle_atom
+from labkit.viz.fragments import draw_fragments
+from labkit.viz.grid import alt_text
+from labkit.viz.layouts import draw_layout, draw_tiling, draw_tv_layout
+from labkit.viz.routing import draw_ldmatrix_routing
+
+__all__ = ["alt_text", "draw_layout", "draw_tv_layout", "draw_tiling", "draw_mma", "draw_swizzle_atom",
+           "draw_banks", "draw_fragments", "draw_ldmatrix_routing"]

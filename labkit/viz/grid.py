@@ -1,0 +1,136 @@
+"""One drawing primitive: a block of labelled, coloured cells on matplotlib axes.
+
+Every ``draw_*`` function builds on :func:`draw_cells`. Fills are drawn as one image
+(fast even for 128x128), borders as line collections, and labels only where a cell is
+large enough to read. Rows grow downwards, as in CuTe's ``print_layout``.
+
+>>> import matplotlib; matplotlib.use("Agg")
+>>> fig, ax = new_figure(-1, 3, -1, 2)
+>>> draw_cells(ax, [["0", "1", "2"], ["3", "4", "5"]], [["#E69F00"] * 3, ["#56B4E9"] * 3])
+>>> fig = finish(fig, "two rows of three cells")
+>>> fig.alt_text
+'two rows of three cells'
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+__all__ = ["BOOK_WIDTH_IN", "new_figure", "draw_cells", "finish", "to_rgb_array", "alt_text"]
+
+BOOK_WIDTH_IN = 7.0       # the text width of the book's pages, in inches
+MAX_CELL_IN = 0.42        # a cell is never larger than this
+MIN_LABEL_PT = 9.0        # below this a cell is too small to carry its label
+
+
+def _rgb(c: str) -> tuple[float, float, float]:
+    h = c.lstrip("#")
+    return tuple(int(h[i:i + 2], 16) / 255 for i in (0, 2, 4))
+
+
+def to_rgb_array(fills) -> np.ndarray:
+    """``rows x cols`` colour strings (or an RGB array, passed through) → float RGB image."""
+    if isinstance(fills, np.ndarray):
+        return fills[..., :3].astype(float)
+    cache: dict[str, tuple] = {}
+    rows = [[cache.setdefault(c, _rgb(c)) for c in row] for row in fills]
+    return np.asarray(rows, dtype=float)
+
+
+def new_figure(xmin: float, xmax: float, ymin: float, ymax: float, *, ax=None):
+    """Axes showing the region ``[xmin, xmax] x [ymin, ymax]`` (one unit = one cell, y down).
+
+    A new figure is sized to the book width (cells at most ``MAX_CELL_IN`` inches); with
+    ``ax`` given, that axes is set up instead. Returns ``(fig, ax)``.
+    """
+    from matplotlib.figure import Figure
+    w, h = xmax - xmin, ymax - ymin
+    if ax is None:
+        cell = min(MAX_CELL_IN, BOOK_WIDTH_IN / w)
+        fig = Figure(figsize=(w * cell, h * cell))
+        ax = fig.add_axes((0, 0, 1, 1))
+    ax.set_xlim(xmin, xmax)
+    ax.set_ylim(ymax, ymin)
+    ax.set_aspect("equal")
+    ax.axis("off")
+    return ax.figure, ax
+
+
+def _cell_points(ax) -> float:
+    """Size of one data unit in points (the drawing's cell size)."""
+    fig = ax.figure
+    w_in = fig.get_figwidth() * ax.get_position().width
+    x0, x1 = ax.get_xlim()
+    return 72.0 * w_in / max(1e-9, abs(x1 - x0))
+
+
+def draw_cells(ax, labels, fills, *, x0: float = 0, y0: float = 0, row_header=None, col_header=None,
+               title: str | None = None, border: str = "#555", fontsize: float | None = None,
+               marks=None, bold_rows: int | None = None, bold_cols: int | None = None):
+    """Draw ``len(fills) x len(fills[0])`` cells with their top-left corner at ``(x0, y0)``.
+
+    ``labels`` (same shape, strings or ``None``) go inside cells when they fit;
+    ``row_header``/``col_header`` label rows on the left and columns on top; ``marks`` is a
+    list of ``(i, j, colour)`` outlines (conflicts, selections); ``bold_rows``/``bold_cols``
+    draw a thicker line every that many rows/columns (tile borders).
+    """
+    from matplotlib.collections import LineCollection
+    from matplotlib.patches import Rectangle
+    img = to_rgb_array(fills)
+    rows, cols = img.shape[:2]
+    lim = (ax.get_xlim(), ax.get_ylim())
+    ax.imshow(img, extent=(x0, x0 + cols, y0 + rows, y0), interpolation="nearest", zorder=1)
+    ax.set_xlim(*lim[0])
+    ax.set_ylim(*lim[1])
+    ax.set_aspect("equal")
+    segs = [((x0, y0 + i), (x0 + cols, y0 + i)) for i in range(rows + 1)] + \
+           [((x0 + j, y0), (x0 + j, y0 + rows)) for j in range(cols + 1)]
+    thin = 0.5 if rows * cols <= 4096 else 0.15
+    ax.add_collection(LineCollection(segs, colors=border, linewidths=thin, zorder=2))
+    thick = []
+    if bold_rows:
+        thick += [((x0, y0 + i), (x0 + cols, y0 + i)) for i in range(0, rows + 1, bold_rows)]
+    if bold_cols:
+        thick += [((x0 + j, y0), (x0 + j, y0 + rows)) for j in range(0, cols + 1, bold_cols)]
+    if thick:
+        ax.add_collection(LineCollection(thick, colors="#000", linewidths=2.0, zorder=3))
+    for (i, j, c) in marks or ():
+        ax.add_patch(Rectangle((x0 + j + 0.06, y0 + i + 0.06), 0.88, 0.88, fill=False,
+                               edgecolor=c, linewidth=2.2, zorder=4))
+    pts = _cell_points(ax)
+    if labels is not None and pts >= MIN_LABEL_PT:
+        longest = max((len(line) for row in labels for s in row if s is not None
+                       for line in str(s).split("\n")), default=1)
+        nlines = max((len(str(s).split("\n")) for row in labels for s in row if s is not None), default=1)
+        fs = fontsize or max(4.5, min(10.0, 0.95 * pts / max(1, longest) * 1.6, 0.8 * pts / nlines))
+        for i in range(rows):
+            for j in range(cols):
+                s = labels[i][j]
+                if s is None or s == "":
+                    continue
+                r, g, b = img[i, j]
+                dark = 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45
+                ax.text(x0 + j + 0.5, y0 + i + 0.5, str(s), ha="center", va="center", fontsize=fs,
+                        color="#000000" if dark else "#ffffff", zorder=5, linespacing=0.95)
+    hdr_fs = max(5.0, min(9.0, 0.55 * pts))
+    if row_header is not None and pts >= MIN_LABEL_PT * 0.7:
+        for i, s in enumerate(row_header):
+            ax.text(x0 - 0.15, y0 + i + 0.5, str(s), ha="right", va="center", fontsize=hdr_fs, color="#444")
+    if col_header is not None and pts >= MIN_LABEL_PT * 0.7:
+        for j, s in enumerate(col_header):
+            ax.text(x0 + j + 0.5, y0 - 0.15, str(s), ha="center", va="bottom", fontsize=hdr_fs, color="#444")
+    if title:
+        ax.text(x0 + cols / 2, y0 - (1.0 if col_header is not None else 0.35), title, ha="center",
+                va="bottom", fontsize=10, color="#000")
+
+
+def finish(fig, alt: str):
+    """Attach the alt text (``fig.alt_text``) and return the figure."""
+    fig.alt_text = alt
+    return fig
+
+
+def alt_text(fig) -> str:
+    """The alt text a ``draw_*`` function attached to ``fig``."""
+    return getattr(fig, "alt_text", "")

@@ -1,0 +1,101 @@
+"""Layouts as numpy tables, the common input of every drawing.
+
+A CuTe layout maps a coordinate to an offset; drawing it needs the whole function at
+once. ``offset_table`` evaluates a rank-1 or rank-2 layout on every coordinate (rows =
+mode 0, columns = mode 1, as CuTe's ``print_layout``) through the layout's vectorised
+``offsets()``; ``tv_table`` inverts a thread-value layout over its tile.
+
+>>> import labkit as lk
+>>> from labkit.viz.tables import offset_table
+>>> offset_table(lk.make_layout((2, 3), (3, 1))).tolist()
+[[0, 1, 2], [3, 4, 5]]
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from labkit.errors import LayoutError
+
+__all__ = ["flat", "offset_table", "tv_table", "grid_shape"]
+
+
+def flat(t) -> tuple:
+    """Flatten a nested tuple of ints into a tuple of Python ints."""
+    if isinstance(t, tuple):
+        out = ()
+        for x in t:
+            out += flat(x)
+        return out
+    return (int(t),)
+
+
+def _size(shape) -> int:
+    n = 1
+    for s in flat(shape):
+        n *= s
+    return n
+
+
+def grid_shape(layout) -> tuple[int, int]:
+    """(rows, cols) of a layout's table: mode 0 down, mode 1 across; rank 1 is one row.
+
+    >>> import labkit as lk
+    >>> grid_shape(lk.make_layout((4, (2, 3))))
+    (4, 6)
+    """
+    shape = layout.shape
+    if not isinstance(shape, tuple):
+        return (1, _size(shape))
+    if len(shape) == 1:
+        return (1, _size(shape[0]))
+    if len(shape) == 2:
+        return (_size(shape[0]), _size(shape[1]))
+    raise LayoutError(f"layout {layout} has rank {len(shape)}; a table needs rank 1 or 2 "
+                      "(group modes first, e.g. with a nested shape)")
+
+
+def _colex_values(layout, n: int) -> np.ndarray:
+    """All ``n`` values of a layout in colexicographic order (its ``offsets()`` when it has one)."""
+    if hasattr(layout, "offsets"):
+        return np.asarray(layout.offsets(), dtype=np.int64).reshape(-1)
+    return np.array([int(layout(i)) for i in range(n)], dtype=np.int64)
+
+
+def offset_table(layout) -> np.ndarray:
+    """2-D int array ``T`` with ``T[i, j] = layout(i, j)`` (rank 1: ``T[0, j] = layout(j)``).
+
+    The layout's colexicographic values ``v[i + rows*j]`` reshaped; plain and swizzled
+    (composed) layouts alike.
+    """
+    rows, cols = grid_shape(layout)
+    return _colex_values(layout, rows * cols).reshape(cols, rows).T.copy()
+
+
+def tv_table(tv_layout, tile_shape) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Invert a thread-value layout over an ``(M, N)`` tile.
+
+    ``tv_layout(t, v)`` is a column-major index ``m + M*n``. Returns ``(thr, val, count)``:
+    ``M x N`` arrays holding, for each tile cell, the lowest thread (then value) that maps
+    there (-1 if none) and how many (t, v) pairs map there.
+    """
+    M, N = (int(x) for x in tile_shape)
+    shape = tv_layout.shape
+    if not isinstance(shape, tuple) or len(shape) != 2:
+        raise LayoutError(f"tv_layout {tv_layout} must have rank 2: (thread, value)")
+    nt, nv = _size(shape[0]), _size(shape[1])
+    idx = _colex_values(tv_layout, nt * nv).reshape(nv, nt).T
+    if idx.min() < 0 or idx.max() >= M * N:
+        raise LayoutError(f"tv_layout {tv_layout} reaches index {int(idx.max())}, "
+                          f"outside the {M}x{N} tile (tile_shape)")
+    thr = np.full(M * N, -1, dtype=np.int64)
+    val = np.full(M * N, -1, dtype=np.int64)
+    count = np.zeros(M * N, dtype=np.int64)
+    # walk in reverse order so the lowest (t, v) is written last and wins
+    for t in range(nt - 1, -1, -1):
+        for v in range(nv - 1, -1, -1):
+            q = idx[t, v]
+            thr[q], val[q] = t, v
+            count[q] += 1
+    f = lambda a: a.reshape(N, M).T  # column-major index -> (m, n)
+    return f(thr), f(val), f(count)
