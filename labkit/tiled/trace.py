@@ -90,16 +90,12 @@ def trace_element(operand="A", coord=(0, 9), mma=None, copy="SM75_U32x4_LDSM_N",
 
     # source: which thread's partition_S holds this offset, and where
     n_thr, a_thr, a_val = int(tc.num_threads), int(tc.atom.num_threads), int(tc.atom.num_values)
-    src = None
-    for t in range(n_thr):
-        part = tc.get_slice(t).partition_S(smem)
-        hits = np.nonzero(part.offsets() == off)[0]
-        if hits.size:
-            src = (t, int(hits[0]), part)
-            break
-    if src is None:
+    # every thread's source offsets at once: tidfrg_S is (thread, values...) colexicographic
+    table = _source_table(tc, smem)
+    hits = np.argwhere(table == off)
+    if not hits.size:
         raise LayoutError(f"trace_element: no thread's source partition covers offset {off}")
-    t_s, flat, part = src
+    t_s, flat = (int(x) for x in hits[np.lexsort((hits[:, 1], hits[:, 0]))][0])
     v_s = flat % a_val
     e = int(tc.atom.layout_src(t_s % a_thr, v_s))
     ref_tv = int(right_inverse(tc.atom.layout_ref)(e))
@@ -122,13 +118,12 @@ def trace_element(operand="A", coord=(0, 9), mma=None, copy="SM75_U32x4_LDSM_N",
     thr_mma = mma.get_slice(t_d)
     frag = (thr_mma.partition_fragment_A if operand == "A" else thr_mma.partition_fragment_B)(
         smem)
+    part = (thr_mma.partition_A if operand == "A" else thr_mma.partition_B)(smem)
+    hit = np.nonzero(part.offsets() == off)[0]
     slot = None
-    for v in range(int(size(frag.layout))):
-        crd = idx2crd(v, frag.layout.shape)
-        mrow = _mma_coord_of(thr_mma, operand, smem, crd)
-        if mrow == tuple(coord):
-            slot = (v, crd)
-            break
+    if hit.size:
+        v = int(hit[0])
+        slot = (v, idx2crd(v, frag.layout.shape))
     if slot is None:
         raise LayoutError(f"trace_element: thread {t_d}'s fragment does not hold {operand}{coord}")
     v_flat, crd = slot
@@ -141,6 +136,17 @@ def trace_element(operand="A", coord=(0, 9), mma=None, copy="SM75_U32x4_LDSM_N",
     return ElementPath(operand, tuple(coord), off, t_s, v_s, e, ref_tv, t_ref, v_ref, q, t_d,
                        slot_off, frag_coord, slot_off, mma_v // per_reg,
                        "low" if mma_v % per_reg == 0 else "high")
+
+
+def _source_table(tc, smem):
+    """(threads, values) array of the shared-memory offsets each source thread reads."""
+    key = (str(smem.layout), int(smem.offset))
+    cache = tc.__dict__.setdefault("_source_tables", {})
+    if key not in cache:
+        frg = tc.tidfrg_S(smem.layout)
+        n = int(tc.num_threads)
+        cache[key] = (frg.offsets() + int(smem.offset)).reshape(n, -1, order="F")
+    return cache[key]
 
 
 def _flat(c, shape):
@@ -156,16 +162,3 @@ def _tile_coord(coord, tc, mma, operand):
     m_rows = int(mma.tile_size(0 if operand == "A" else 1))
     k = int(mma.tile_size(2))
     return (coord[0] % m_rows, coord[1] % k)
-
-
-def _mma_coord_of(thr_mma, operand, smem, crd):
-    """(row, k) of the element that the partition's coordinate ``crd`` points at."""
-    part = (thr_mma.partition_A if operand == "A" else thr_mma.partition_B)(smem)
-    off = int(part(crd))
-    rows, cols = int(size(smem.layout[0])), int(size(smem.layout[1]))
-    offs = smem.offsets()
-    hit = np.nonzero(offs == off)[0]
-    if not hit.size:
-        return None
-    i = int(hit[0])
-    return (i % rows, i // rows)
