@@ -15,10 +15,14 @@ Two kinds of output:
 """
 
 from labkit.viz.atoms import draw_banks, draw_mma, draw_swizzle_atom
+from labkit.viz.copies import draw_tiled_copy
 from labkit.viz.fragments import draw_fragments
 from labkit.viz.grid import alt_text
 from labkit.viz.layouts import draw_layout, draw_tiling, draw_tv_layout
+from labkit.viz.mesh import draw_mesh
 from labkit.viz.routing import draw_ldmatrix_routing
+from labkit.viz.tmem import draw_tmem
 
-__all__ = ["alt_text", "draw_layout", "draw_tv_layout", "draw_tiling", "draw_mma", "draw_swizzle_atom",
-           "draw_banks", "draw_fragments", "draw_ldmatrix_routing"]
+__all__ = ["alt_text", "draw_layout", "draw_tv_layout", "draw_tiling", "draw_mma", "draw_tiled_copy",
+           "draw_swizzle_atom", "draw_banks", "draw_tmem", "draw_mesh", "draw_fragments",
+           "draw_ldmatrix_routing"]

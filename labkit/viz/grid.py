@@ -17,11 +17,13 @@ from __future__ import annotations
 import numpy as np
 
 
-__all__ = ["BOOK_WIDTH_IN", "new_figure", "draw_cells", "finish", "to_rgb_array", "alt_text"]
+__all__ = ["BOOK_WIDTH_IN", "MAX_HEIGHT_IN", "new_figure", "draw_cells", "finish", "to_rgb_array",
+           "alt_text", "add_block", "locate"]
 
 BOOK_WIDTH_IN = 7.0       # the text width of the book's pages, in inches
 MAX_CELL_IN = 0.42        # a cell is never larger than this
 MIN_LABEL_PT = 9.0        # below this a cell is too small to carry its label
+MAX_HEIGHT_IN = 9.0       # tall drawings (128 TMEM lanes, stacked panels) shrink to this height
 
 
 def _rgb(c: str) -> tuple[float, float, float]:
@@ -38,16 +40,18 @@ def to_rgb_array(fills) -> np.ndarray:
     return np.asarray(rows, dtype=float)
 
 
-def new_figure(xmin: float, xmax: float, ymin: float, ymax: float, *, ax=None):
+def new_figure(xmin: float, xmax: float, ymin: float, ymax: float, *, ax=None,
+               max_height_in: float | None = None):
     """Axes showing the region ``[xmin, xmax] x [ymin, ymax]`` (one unit = one cell, y down).
 
-    A new figure is sized to the book width (cells at most ``MAX_CELL_IN`` inches); with
-    ``ax`` given, that axes is set up instead. Returns ``(fig, ax)``.
+    A new figure is sized to the book width (cells at most ``MAX_CELL_IN`` inches, and the
+    whole figure at most ``max_height_in`` tall when given); with ``ax`` given, that axes is
+    set up instead. Returns ``(fig, ax)``.
     """
     from matplotlib.figure import Figure
     w, h = xmax - xmin, ymax - ymin
     if ax is None:
-        cell = min(MAX_CELL_IN, BOOK_WIDTH_IN / w)
+        cell = min(MAX_CELL_IN, BOOK_WIDTH_IN / w, (max_height_in or float("inf")) / h)
         fig = Figure(figsize=(w * cell, h * cell))
         ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(xmin, xmax)
@@ -129,6 +133,32 @@ def finish(fig, alt: str):
     """Attach the alt text (``fig.alt_text``) and return the figure."""
     fig.alt_text = alt
     return fig
+
+
+def add_block(ax, name: str, x0: float, y0: float, rows: int, cols: int) -> None:
+    """Record that block ``name`` (a grid of ``rows x cols`` cells, top-left at ``(x0, y0)``)
+    was drawn on ``ax``: ``ax.figure.blocks[name] = (x0, y0, rows, cols)``, read by ``locate``."""
+    blocks = getattr(ax.figure, "blocks", None)
+    if blocks is None:
+        blocks = ax.figure.blocks = {}
+    blocks[name] = (x0, y0, rows, cols)
+
+
+def locate(fig, x: float, y: float):
+    """``(block, row, col)`` of the recorded cell that contains the data point ``(x, y)``,
+    or ``None``: turns a label's or outline's position back into a cell of the drawing.
+
+    >>> import matplotlib; matplotlib.use("Agg")
+    >>> fig, ax = new_figure(0, 4, 0, 2)
+    >>> add_block(ax, "left", 0, 0, 2, 2)
+    >>> locate(fig, 1.5, 0.5), locate(fig, 3.5, 0.5)
+    (('left', 0, 1), None)
+    """
+    for name, (x0, y0, rows, cols) in getattr(fig, "blocks", {}).items():
+        i, j = int(np.floor(y - y0)), int(np.floor(x - x0))
+        if 0 <= i < rows and 0 <= j < cols:
+            return name, i, j
+    return None
 
 
 def alt_text(fig) -> str:
