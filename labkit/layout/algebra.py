@@ -16,11 +16,11 @@ from __future__ import annotations
 from ..errors import LayoutError
 from .int_tuple import (
     S, is_int, is_constant, is_static, product, flatten_tuple, fmt, shape_div, shape_min,
-    ceil_div, signum, unwrap,
+    ceil_div, signum, unwrap, coalesce_shape, check_int_tuple,
 )
 from .layout import (
-    Layout, make_layout, size, cosize, coalesce, filter as filter_layout, filter_zeros,
-    compact_major, make_ordered_layout, append, _bw_coalesce, _as_layout,
+    Layout, make_layout, size, cosize, coalesce, coalesce_x, filter as filter_layout,
+    filter_zeros, compact_major, make_ordered_layout, append, _bw_coalesce, _as_layout,
 )
 
 __all__ = [
@@ -51,6 +51,12 @@ _ = Underscore()
 
 def _is_layout_like(x):
     return isinstance(x, Layout) or hasattr(x, "layout_b")
+
+
+def _on_layout_b(layout, fn, *args):
+    """CuTe's ComposedLayout overloads: apply ``fn`` to ``layout_b``, keep ``A o offset``."""
+    from .swizzle import ComposedLayout
+    return ComposedLayout(layout.layout_a, layout.offset, fn(layout.layout_b, *args))
 
 
 # --------------------------------------------------------------------------- composition
@@ -113,6 +119,8 @@ def composition(a, b):
     from .swizzle import ComposedLayout, Swizzle
     if isinstance(a, Swizzle):
         if isinstance(b, Layout):
+            if a.bits == 0:     # CuTe: composition(Swizzle<0,M,S>, _0, L) is L itself
+                return b
             return ComposedLayout(a, S(0), b)
         if isinstance(b, ComposedLayout):
             return ComposedLayout(a, S(0), b)
@@ -128,7 +136,9 @@ def composition(a, b):
         return a
     if not isinstance(b, Layout):
         raise LayoutError(f"composition: B must be a Layout, an int or a tuple tiler, got {b!r}")
-    flat = coalesce(a)
+    # CuTe coalesces A with coalesce_x, which keeps a trailing _1 mode as _2 (the function
+    # past A's domain stays the same)
+    flat = coalesce_x(a)
     return _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
 
 
@@ -136,12 +146,9 @@ def _compose_by_mode(a, tiler):
     if len(tiler) > len(a):
         raise LayoutError(f"composition: tiler of rank {len(tiler)} is longer than layout {a} "
                           f"of rank {len(a)}")
-    modes = []
-    for i in range(len(a)):
-        if i < len(tiler) and not isinstance(tiler[i], Underscore):
-            modes.append(composition(a[i], tiler[i]))
-        else:
-            modes.append(a[i])
+    # CuTe drops the modes of A that the tiler does not name (``_`` keeps one)
+    modes = [a[i] if isinstance(t, Underscore) else composition(a[i], t)
+             for i, t in enumerate(tiler)]
     return make_layout(*modes)
 
 
@@ -150,25 +157,33 @@ def _compose_by_mode(a, tiler):
 def complement(layout, cotarget=None):
     """The layout of the offsets ``layout`` does not reach, up to ``cotarget``.
 
+    ``cotarget`` is an int or a shape (``logical_divide`` passes the divided layout's shape);
+    as in CuTe, the rest mode is ``coalesce(ceil_div(cotarget, stride))``, so static and
+    dynamic parts of a shape stay apart.
+
     >>> import labkit as lk
     >>> print(complement(lk.parse_layout("(_2,_2):(_1,_6)"), 24))
     (_3,2):(_2,_12)
     >>> print(complement(lk.parse_layout("_4:_2"), lk.S(16)))
     (_2,_2):(_1,_8)
     """
+    if hasattr(layout, "layout_b"):
+        layout = layout.layout_b
     layout = _as_layout(layout, "complement")
-    if cotarget is None:
-        cotarget = cosize(layout)
-    if isinstance(cotarget, tuple):
-        cotarget = product(cotarget)
-    if not is_int(cotarget) or cotarget < 1:
-        raise LayoutError(f"complement: cotarget must be a positive int, got {cotarget!r}")
     f = filter_layout(layout)
+    if cotarget is None:
+        cotarget = cosize(f)
+    if not (is_int(cotarget) or isinstance(cotarget, tuple)):
+        raise LayoutError(f"complement: cotarget must be a positive int or a shape, got "
+                          f"{cotarget!r}")
+    check_int_tuple(cotarget, "complement: cotarget")
+    if any(c < 1 for c in flatten_tuple(cotarget)):
+        raise LayoutError(f"complement: cotarget {fmt(cotarget)} must be positive")
     shp, std = f.shape, f.stride
     if not isinstance(shp, tuple):
         shp, std = (shp,), (std,)
     if len(shp) == 1 and is_constant(0, std[0]):
-        return coalesce(Layout(cotarget))
+        return Layout(coalesce_shape(cotarget))
     if any(d == 0 for d in std):
         raise LayoutError(f"complement: layout {layout} has a dynamic zero stride; the complement "
                           "needs an injective layout")
@@ -179,48 +194,60 @@ def complement(layout, cotarget=None):
     while len(shp) > 1:
         i = min(range(len(std)), key=lambda k: int(std[k]))
         d = std[i]
-        if d % res_stride[-1] != 0:
+        if d % res_stride[-1] != 0 or d // res_stride[-1] == 0:
             raise LayoutError(f"complement: layout {layout} is not injective or its strides do "
-                              f"not divide (stride {d} after {res_stride[-1]})")
-        new_shape = d // res_stride[-1]
-        if new_shape == 0:
-            raise LayoutError(f"complement: layout {layout} is not injective")
-        res_shape.append(new_shape)
+                              f"not divide one another (stride {d} after {res_stride[-1]})")
+        res_shape.append(d // res_stride[-1])
         res_stride.append(d * shp[i])
         del shp[i], std[i]
     d = std[0]
     if d % res_stride[-1] != 0 or d // res_stride[-1] == 0:
-        raise LayoutError(f"complement: layout {layout} is not injective (overlapping modes)")
+        raise LayoutError(f"complement: layout {layout} is not injective or its strides do "
+                          f"not divide one another (stride {d} after {res_stride[-1]})")
     res_shape.append(d // res_stride[-1])
     new_stride = d * shp[0]
-    rest_shape = ceil_div(cotarget, new_stride)
-    return coalesce(Layout(tuple(res_shape) + (rest_shape,), tuple(res_stride) + (new_stride,)))
+    # CuTe: rest_shape = coalesce(ceil_div(cotarget, new_stride)), compact from new_stride
+    rest_shape = coalesce_shape(ceil_div(cotarget, new_stride))
+    rest_stride = compact_major(rest_shape, "left", new_stride)
+    return coalesce(Layout((tuple(res_shape), rest_shape), (tuple(res_stride), rest_stride)))
 
 
 # --------------------------------------------------------------------------- inverses
 
 def right_inverse(layout):
-    """``R`` with ``L(R(i)) == i`` for ``i < size(R)`` (the largest such contiguous prefix).
+    """``R`` with ``L(R(i)) == i`` for ``i < size(R)``.
+
+    As in CuTe, ``R`` follows a chain of *static* strides of ``coalesce(L)``: it starts at a
+    ``_1`` stride and continues while the next stride ``shape * stride`` is static. For a static
+    injective layout that is the longest prefix ``0, 1, ...`` that ``L`` reaches; a layout with
+    run-time strides has a short (or trivial ``_1:_0``) right inverse.
 
     >>> import labkit as lk
     >>> print(right_inverse(lk.parse_layout("(_4,_8):(_8,_1)")))
     (_8,_4):(_4,_1)
+    >>> print(right_inverse(lk.make_layout((4, 8))))
+    4:_1
     """
+    if hasattr(layout, "layout_b") and not isinstance(layout, Layout):
+        raise LayoutError("right_inverse: a ComposedLayout has no plain-layout inverse here; "
+                          "invert its layout_b")
     layout = _as_layout(layout, "right_inverse")
     flat = coalesce(layout)
     shp, std = flat.shape, flat.stride
     if not isinstance(shp, tuple):
         shp, std = (shp,), (std,)
+    astd = [abs(d) for d in std]
     seq = []
     nxt = 1
-    used = set()
     while True:
-        for i, d in enumerate(std):
-            if i not in used and abs(int(d)) == nxt and not is_constant(1, shp[i]):
-                seq.append(i)
-                used.add(i)
-                nxt = int(shp[i]) * abs(int(d))
-                break
+        # CuTe inverse_seq: the first mode whose stride is the static constant `nxt`
+        i = next((k for k, d in enumerate(astd) if isinstance(d, S) and int(d) == nxt), None)
+        if i is None:
+            break
+        seq.append(i)
+        nstride = shp[i] * astd[i]
+        if isinstance(nstride, S) and int(nstride) != nxt:
+            nxt = int(nstride)
         else:
             break
     if not seq:
@@ -232,13 +259,20 @@ def right_inverse(layout):
 
 
 def left_inverse(layout):
-    """``R`` with ``R(L(i)) == i`` for every ``i`` of an injective ``L``.
+    """``R`` with ``R(L(i)) == i`` for every ``i`` of an injective, static ``L``.
+
+    CuTe's precondition is a static layout (``is_static<Layout>``); with run-time shapes or
+    strides the inverse cannot be followed, so labkit refuses them.
 
     >>> import labkit as lk
     >>> print(left_inverse(lk.parse_layout("(_4,_2):(_2,_1)")))
     (_2,_4):(_4,_1)
     """
     layout = _as_layout(layout, "left_inverse")
+    if not (is_static(layout.shape) and is_static(layout.stride)):
+        raise LayoutError(f"left_inverse: layout {layout} has run-time (dynamic) shapes or "
+                          "strides; the inverse needs a static layout (CuTe's precondition "
+                          "is_static<Layout>)")
     _check_injective(layout, "left_inverse")
     return right_inverse(make_layout(layout, complement(layout)))
 
@@ -275,7 +309,7 @@ def _check_divides(layout, tiler, what):
 
 
 def logical_divide(layout, tiler):
-    """``composition(L, (T, complement(T, size(L))))``: ((tile), (rest)); by mode for tuples.
+    """``composition(L, (T, complement(T, shape(L))))``: ((tile), (rest)); by mode for tuples.
 
     >>> import labkit as lk
     >>> print(logical_divide(lk.parse_layout("(_4,_2,_3):(_2,_1,_8)"), lk.parse_layout("_4:_2")))
@@ -307,7 +341,15 @@ def logical_divide(layout, tiler):
         return layout
     tiler = _tiler_mode(tiler)
     _check_divides(layout, tiler, "logical_divide")
-    return composition(layout, make_layout(tiler, complement(tiler, size(layout))))
+    # CuTe passes shape(layout) (not its size) as the complement's cotarget
+    rest = complement(tiler, layout.shape)
+    if int(size(tiler)) * int(size(rest)) != int(size(layout)):
+        # e.g. 3:1 over (2,6): ceil_div((2,6), 3) = (1,3) keeps 9 of 12 elements
+        raise LayoutError(f"logical_divide: tiler {tiler} does not tile the shape "
+                          f"{fmt(layout.shape)} of layout {layout} mode by mode (tile and rest "
+                          f"cover {int(size(tiler)) * int(size(rest))} of {int(size(layout))} "
+                          "elements)")
+    return composition(layout, make_layout(tiler, rest))
 
 
 def _zip2_by(layout, guide):
@@ -341,12 +383,17 @@ def _tile_unzip(divided, tiler):
     return res
 
 
+def _unpack_mode(m):
+    # CuTe slices with repeat<rank(m)>(_): a mode of rank >= 2 is spliced in one level
+    # down; a rank-1 mode (an int, or a 1-tuple) stays as it is
+    return list(m) if isinstance(m.shape, tuple) and len(m.shape) > 1 else [m]
+
+
 def _rest_unpack(res):
     base = res.layout_b if hasattr(res, "layout_b") else res
     modes = [base[0]]
     if len(base) > 1:
-        r = base[1]
-        modes += list(r) if isinstance(r.shape, tuple) else [r]
+        modes += _unpack_mode(base[1])
     out = make_layout(*modes)
     if hasattr(res, "layout_b"):
         from .swizzle import ComposedLayout
@@ -358,7 +405,7 @@ def _flat_unpack(res):
     base = res.layout_b if hasattr(res, "layout_b") else res
     modes = []
     for part in base:
-        modes += list(part) if isinstance(part.shape, tuple) else [part]
+        modes += _unpack_mode(part)
     out = make_layout(*modes)
     if hasattr(res, "layout_b"):
         from .swizzle import ComposedLayout
@@ -395,6 +442,8 @@ def logical_product(block, tiler):
     >>> print(logical_product(lk.parse_layout("(_2,_2):(_1,_2)"), lk.parse_layout("_3:_1")))
     ((_2,_2),_3):((_1,_2),_4)
     """
+    if hasattr(block, "layout_b"):
+        return _on_layout_b(block, logical_product, tiler)
     block = _as_layout(block, "logical_product: block")
     if isinstance(tiler, tuple):
         if len(tiler) > len(block):
@@ -434,6 +483,7 @@ def flat_product(block, tiler):
 
 def zip_layouts(a, b):
     """Mode-wise pairs: ``((a0,b0),(a1,b1),...)`` for layouts of equal rank."""
+    a, b = _as_layout(a, "zip: a"), _as_layout(b, "zip: b")
     if len(a) != len(b):
         raise LayoutError(f"zip: layouts {a} and {b} differ in rank")
     return make_layout(*[make_layout(x, y) for x, y in zip(a, b)])
@@ -455,6 +505,8 @@ def blocked_product(block, tiler):
     >>> print(blocked_product(lk.parse_layout("(_2,_2):(_1,_2)"), lk.parse_layout("(_2,_3):(_1,_2)")))
     ((_2,_2),(_2,_3)):((_1,_4),(_2,_8))
     """
+    if hasattr(block, "layout_b"):
+        return _on_layout_b(block, blocked_product, tiler)
     b, t, R = _rank_pair(block, tiler)
     res = logical_product(b, t)
     return coalesce(zip_layouts(res[0], res[1]), tuple(S(1) for _ in range(R)))
@@ -467,6 +519,8 @@ def raked_product(block, tiler):
     >>> print(raked_product(lk.parse_layout("(_2,_2):(_1,_2)"), lk.parse_layout("(_2,_3):(_1,_2)")))
     ((_2,_2),(_3,_2)):((_4,_1),(_8,_2))
     """
+    if hasattr(block, "layout_b"):
+        return _on_layout_b(block, raked_product, tiler)
     b, t, R = _rank_pair(block, tiler)
     res = logical_product(b, t)
     return coalesce(zip_layouts(res[1], res[0]), tuple(S(1) for _ in range(R)))
@@ -480,7 +534,10 @@ def tile_to_shape(block, trg_shape, order=None):
     >>> print(tile_to_shape(atom, (lk.S(128), lk.S(64), lk.S(3))))
     ((_8,_16),(_8,_8),_3):((_8,_512),(_1,_64),_8192)
     """
+    if hasattr(block, "layout_b"):
+        return _on_layout_b(block, tile_to_shape, trg_shape, order)
     block = _as_layout(block, "tile_to_shape: block")
+    check_int_tuple(trg_shape, "tile_to_shape: target shape")
     if not isinstance(trg_shape, tuple):
         trg_shape = (trg_shape,)
     R = len(trg_shape)
@@ -504,7 +561,8 @@ def tile_to_shape(block, trg_shape, order=None):
 def max_common_vector(a, b):
     """How many contiguous elements ``a`` and ``b`` share (CuTe ``max_common_vector``).
 
-    Only static layouts can prove contiguity; otherwise the answer is ``_1``.
+    Only a static stride-1 leading mode of ``coalesce(a o right_inverse(b))`` counts, so
+    run-time strides usually give ``_1``.
 
     >>> import labkit as lk
     >>> max_common_vector(lk.parse_layout("(_8,_8):(_1,_8)"), lk.parse_layout("(_8,_8):(_1,_8)"))
@@ -514,18 +572,17 @@ def max_common_vector(a, b):
     """
     a = _as_layout(a, "max_common_vector: a")
     b = _as_layout(b, "max_common_vector: b")
-    if not (is_static(a.shape) and is_static(a.stride) and is_static(b.shape)
-            and is_static(b.stride)):
-        return S(1)
     r = coalesce(composition(a, right_inverse(b)))
     d0 = r.stride[0] if isinstance(r.stride, tuple) else r.stride
     s0 = r.shape[0] if isinstance(r.shape, tuple) else r.shape
-    return s0 if is_constant(1, d0) else S(1)
+    return s0 if isinstance(s0, S) and is_constant(1, d0) else S(1)
 
 
 def upcast(layout, n):
     """View ``n`` consecutive elements as one (strides and extents divide by ``n``)."""
     layout = _as_layout(layout, "upcast")
+    if not is_int(n) or n < 1:
+        raise LayoutError(f"upcast: n must be a positive int, got {n!r}")
 
     def rec(s, d):
         if isinstance(s, tuple):
@@ -545,6 +602,11 @@ def upcast(layout, n):
 def downcast(layout, n):
     """View each element as ``n`` consecutive smaller ones."""
     layout = _as_layout(layout, "downcast")
+    if not is_int(n) or n < 1:
+        raise LayoutError(f"downcast: n must be a positive int, got {n!r}")
+    if not any(is_constant(1, d) for d in flatten_tuple(layout.stride)):
+        raise LayoutError(f"downcast: layout {layout} has no static stride-1 mode; splitting "
+                          "elements needs adjacent elements (CuTe's has_int1<Stride>)")
 
     def rec(s, d):
         if isinstance(s, tuple):
@@ -576,7 +638,8 @@ def recast_layout(layout, old_bits, new_bits):
         return downcast(layout, den)
     if den == 1:
         return upcast(layout, num)
-    return downcast(upcast(layout, num), den)
+    raise LayoutError(f"recast_layout: {old_bits}-bit to {new_bits}-bit is not supported: one "
+                      "width must divide the other (CuTe: 'Recast not supported')")
 
 
 # --------------------------------------------------------------------------- fragments

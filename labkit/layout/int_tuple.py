@@ -23,8 +23,14 @@ from ..errors import LayoutError
 __all__ = [
     "S", "is_static", "is_int", "is_tuple", "is_constant", "product", "flatten_tuple",
     "shape_div", "shape_min", "ceil_div", "fmt", "congruent", "depth_of", "rank_of",
-    "signum", "as_static", "as_dynamic", "unwrap", "check_int_tuple",
+    "signum", "as_static", "as_dynamic", "unwrap", "check_int_tuple", "coalesce_shape",
 ]
+
+
+# CuTe's mixed static/dynamic special cases (``integral_constant.hpp``): a static zero
+# absorbs a run-time operand in ``_0 * x``, ``x * _0``, ``_0 / x``, ``_0 % x``, ``_0 & x``,
+# ``x & _0``, and ``x % _1`` is ``_0``; the result stays static.
+_ZERO_ABSORBS = {"__mul__", "__rmul__", "__floordiv__", "__mod__", "__and__", "__rand__"}
 
 
 def _binop(name):
@@ -36,6 +42,11 @@ def _binop(name):
             return r
         if isinstance(other, S):
             return S(r)
+        if is_int(other):
+            if int(self) == 0 and name in _ZERO_ABSORBS:
+                return S(0)
+            if name == "__rmod__" and int(self) in (1, -1):
+                return S(0)
         return int(r)
 
     op.__name__ = name
@@ -193,6 +204,8 @@ def shape_div(a, b):
         return tuple(out)
     if isinstance(b, tuple):
         return shape_div(a, product(b))
+    if not (is_int(a) and is_int(b)):
+        raise LayoutError(f"shape_div: expected ints or tuples of ints, got {a!r} and {b!r}")
     if b == 0:
         raise LayoutError(f"shape_div: cannot divide {fmt(a)} by zero")
     if a % b != 0 and (a == 0 or b % a != 0):
@@ -228,9 +241,27 @@ def ceil_div(a, b):
         return tuple(out)
     if isinstance(b, tuple):
         return ceil_div(a, product(b))
+    if not (is_int(a) and is_int(b)):
+        raise LayoutError(f"ceil_div: expected ints or tuples of ints, got {a!r} and {b!r}")
     if b == 0:
         raise LayoutError(f"ceil_div: cannot divide {fmt(a)} by zero")
     return (a + b - S(1)) // b
+
+
+def coalesce_shape(x):
+    """CuTe's ``coalesce(shape)``: flatten, then multiply neighbours of equal static-ness.
+
+    >>> coalesce_shape((S(2), (S(4), 3), 5, S(2)))
+    (_8, 15, _2)
+    """
+    flat = flatten_tuple(x)
+    out = [flat[0]]
+    for a in flat[1:]:
+        if isinstance(out[-1], S) == isinstance(a, S):
+            out[-1] = out[-1] * a
+        else:
+            out.append(a)
+    return out[0] if len(out) == 1 else tuple(out)
 
 
 def unwrap(t):

@@ -108,7 +108,7 @@ class Layout:
             raise LayoutError(f"layout {self}: slicing with _ is done by labkit.slice_layout "
                               "or by a Tensor")
         _check_coord(crd, self.shape, f"coordinate {_cfmt(crd)} of layout {self}")
-        return int(crd2idx(crd, self.shape, self.stride))
+        return int(_crd2idx(crd, self.shape, self.stride))
 
     def offsets(self) -> np.ndarray:
         """All values ``L(i)`` for ``i`` in ``range(size(L))``, as a numpy array (fast).
@@ -239,6 +239,7 @@ def rank(layout, mode=None):
 def depth(layout):
     if isinstance(layout, Layout):
         return depth_of(layout.shape)
+    check_int_tuple(layout, "depth")
     return depth_of(layout)
 
 
@@ -258,21 +259,31 @@ def crd2idx(crd, shp, std):
     >>> crd2idx((1, 2), (4, 8), (8, 1)), crd2idx(6, (4, 8), (8, 1))
     (10, 17)
     """
+    check_int_tuple(shp, "crd2idx shape")
+    check_int_tuple(std, "crd2idx stride")
+    if not congruent(shp, std):
+        raise LayoutError(f"crd2idx: shape {fmt(shp)} and stride {fmt(std)} must have the same "
+                          "nesting (rank mismatch)")
+    _check_coord(crd, shp, f"crd2idx: coordinate {_cfmt(crd)}")
+    return _crd2idx(crd, shp, std)
+
+
+def _crd2idx(crd, shp, std):
     if isinstance(crd, tuple):
         if not isinstance(shp, tuple) or len(crd) != len(shp):
             raise LayoutError(f"crd2idx: coordinate {_cfmt(crd)} does not match shape {fmt(shp)}")
         r = S(0)
         for c, s, d in zip(crd, shp, std):
-            r = r + crd2idx(c, s, d)
+            r = r + _crd2idx(c, s, d)
         return r
     if isinstance(shp, tuple):
         r = S(0)
         for i, (s, d) in enumerate(zip(shp, std)):
             if i == len(shp) - 1:
-                r = r + crd2idx(crd, s, d)
+                r = r + _crd2idx(crd, s, d)
             else:
                 n = product(s)
-                r = r + crd2idx(crd % n, s, d)
+                r = r + _crd2idx(crd % n, s, d)
                 crd = crd // n
         return r
     return crd * std
@@ -284,17 +295,23 @@ def idx2crd(idx, shp):
     >>> idx2crd(5, ((2, 2), 4))
     ((1, 0), 1)
     """
+    if not is_int(idx):
+        raise LayoutError(f"idx2crd: index must be an int, got {idx!r}")
+    check_int_tuple(shp, "idx2crd shape")
+    if any(e < 1 for e in flatten_tuple(shp)):
+        raise LayoutError(f"idx2crd: shape {fmt(shp)} must have positive extents")
     if isinstance(shp, tuple):
-        out = []
-        for i, s in enumerate(shp):
-            n = product(s)
-            if i == len(shp) - 1:
-                out.append(idx2crd(idx, s))
-            else:
-                out.append(idx2crd(idx % n, s))
-                idx = idx // n
-        return tuple(out)
+        return _idx2crd_strided(idx, shp, compact_major(shp, "left"))
     return idx
+
+
+def _idx2crd_strided(idx, shp, std):
+    # CuTe: each leaf is (idx / d) % s, the last mode included; a static _1 extent gives _0
+    if isinstance(shp, tuple):
+        return tuple(_idx2crd_strided(idx, s, d) for s, d in zip(shp, std))
+    if is_constant(1, shp):
+        return S(0)
+    return (idx // std) % shp
 
 
 def flatten(x):
@@ -334,6 +351,17 @@ def _bw_coalesce(shp, std):
             return Layout(S(1), S(0))
         return Layout(new_s[0], new_d[0])
     return Layout(tuple(new_s), tuple(new_d))
+
+
+def coalesce_x(layout):
+    """CuTe's ``detail::coalesce_x``: like :func:`coalesce`, but a trailing static ``_1``
+    mode is kept as ``_2`` so the function is also preserved past the end of the domain
+    (``(_4,_1):(_1,_0)`` becomes ``(_4,_2):(_1,_0)``, not ``_4:_1``). ``composition`` uses it.
+    """
+    shp, std = flatten_tuple(layout.shape), flatten_tuple(layout.stride)
+    if is_constant(1, shp[-1]):
+        shp = shp[:-1] + (S(2),)
+    return _bw_coalesce(shp, std)
 
 
 def coalesce(layout, profile=None):
@@ -514,6 +542,8 @@ def prepend(layout, x):
 def take(layout, b, e):
     """Modes ``[b, e)`` of a layout."""
     layout = _as_layout(layout, "take")
+    if not (is_int(b) and is_int(e)):
+        raise LayoutError(f"take: mode bounds must be ints, got {b!r} and {e!r}")
     modes = list(layout)[b:e]
     if not modes:
         raise LayoutError(f"take: empty range [{b},{e}) of layout {layout}")

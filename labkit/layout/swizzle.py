@@ -41,6 +41,9 @@ class Swizzle:
                 raise LayoutError(f"Swizzle(B, M, S): {nm} must be an int, got {v!r}")
         if B < 0 or M < 0:
             raise LayoutError(f"Swizzle(B={B}, M={M}, S={S_}): B and M must be >= 0")
+        if B + M + abs(S_) > 64:
+            raise LayoutError(f"Swizzle(B={B}, M={M}, S={S_}): B + M + |S| must be at most 64 "
+                              "(the swizzle acts on 64-bit offsets here)")
         if abs(S_) < B:
             raise LayoutError(f"Swizzle(B={B}, M={M}, S={S_}): |S| must be >= B, else the "
                               "source bits overlap the bits they are XORed into")
@@ -173,6 +176,9 @@ def swizzle_strides(sw: Swizzle, offset: int, layout: Layout):
     >>> print(lay)
     ((_2,_2,_2),_4,(_2,_2)):((_1,_512,72),_2048,(144,288))
     """
+    if not isinstance(sw, Swizzle) or not is_int(offset) or not isinstance(layout, Layout):
+        raise LayoutError("swizzle_strides(sw, offset, layout): expected a Swizzle, an int "
+                          f"offset and a Layout, got {sw!r}, {offset!r}, {layout!r}")
     mask = sw.yyy_mask | sw.zzz_mask
     used = int(offset)
     shp = flatten_tuple(layout.shape)

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..errors import LayoutError
 from .int_tuple import S, is_int, fmt, is_static
-from .layout import Layout, crd2idx, size, cosize, coalesce, _check_coord, _cfmt
+from .layout import Layout, _crd2idx, size, cosize, coalesce, _check_coord, _cfmt
 from .swizzle import ComposedLayout, Swizzle, swizzle_strides
 from .algebra import Underscore, recast_layout
 
@@ -64,7 +64,7 @@ def _slice(crd, shp, std):
             kd += d2
         return ks, kd, off
     _check_coord(crd, shp, f"slice coordinate {crd}")
-    return [], [], crd2idx(crd, shp, std)
+    return [], [], _crd2idx(crd, shp, std)
 
 
 def slice_layout(layout, crd):
@@ -75,6 +75,8 @@ def slice_layout(layout, crd):
     >>> print(sub, off)
     (_4):(_8) 2
     """
+    if not isinstance(layout, (Layout, ComposedLayout)):
+        raise LayoutError(f"slice: expected a Layout, got {layout!r} ({type(layout).__name__})")
     if isinstance(layout, ComposedLayout):
         sub, off = slice_layout(layout.layout_b, crd)
         total = layout.offset + off
@@ -106,6 +108,8 @@ class Tensor:
     def __init__(self, storage, layout, offset=S(0)):
         if not isinstance(layout, (Layout, ComposedLayout)):
             raise LayoutError(f"make_tensor: layout must be a Layout, got {layout!r}")
+        if not is_int(offset):
+            raise LayoutError(f"make_tensor: offset must be an int, got {offset!r}")
         if storage is not None:
             if not isinstance(storage, np.ndarray):
                 raise LayoutError(f"make_tensor: storage must be a numpy array or None, got "
@@ -219,7 +223,12 @@ def recast(tensor, dtype):
     """
     if not isinstance(tensor, Tensor) or tensor.storage is None:
         raise LayoutError("recast: needs a Tensor with numpy storage")
-    new = np.dtype(dtype)
+    try:
+        new = np.dtype(dtype)
+    except TypeError:
+        raise LayoutError(f"recast: {dtype!r} is not a numpy element type") from None
+    if new.itemsize == 0 or new.hasobject or new.fields is not None:
+        raise LayoutError(f"recast: {new} is not a fixed-width scalar element type")
     old = tensor.storage.dtype
     ob, nb = old.itemsize * 8, new.itemsize * 8
     if not tensor.storage.flags.c_contiguous:

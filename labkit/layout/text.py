@@ -34,7 +34,10 @@ def parse_int_tuple(text: str, _where: str = ""):
     if not isinstance(text, str):
         raise LayoutError(f"parse_int_tuple: text must be a str, got {type(text).__name__}")
     whole = _where or repr(text)
-    value, pos = _parse_item(text, 0, whole)
+    try:
+        value, pos = _parse_item(text, 0, whole)
+    except RecursionError:
+        raise LayoutError(f"cannot parse {whole[:60]}: nested too deeply") from None
     if text[pos:].strip():
         raise LayoutError(f"cannot parse {whole}: unexpected {text[pos:].strip()!r} at "
                           f"column {pos}")
@@ -127,13 +130,21 @@ def print_layout(layout, file=None):
     print(format_layout(layout), end="", file=file)
 
 
+def _num_digits(x: int) -> int:
+    """CuTe's ``num_digits``: decimal digits of ``x``, 1 below 10, at most 10."""
+    d = 1
+    while d < 10 and x >= 10 ** d:
+        d += 1
+    return d
+
+
 def format_layout(layout) -> str:
     lay = _as_2d(layout)
     rows = layout_table(lay)
     m, n = len(rows), len(rows[0])
-    hi = max(max(abs(v) for v in r) for r in rows)
     cs = cosize(lay.layout_b) if isinstance(lay, ComposedLayout) else cosize(lay)
-    width = len(str(max(int(cs), hi))) + 2
+    # CuTe: idx_width = num_digits(cosize(layout)) + 2, whatever the printed values are
+    width = _num_digits(int(cs)) + 2
     delim = "+" + "-" * width
     out = [str(layout), "\n", "    "]
     out += [f"  {j:>{width - 2}} " for j in range(n)]
