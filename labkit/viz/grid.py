@@ -14,6 +14,7 @@ large enough to read. Rows grow downwards, as in CuTe's ``print_layout``.
 
 from __future__ import annotations
 
+import functools
 import numpy as np
 
 
@@ -40,6 +41,35 @@ def to_rgb_array(fills) -> np.ndarray:
     return np.asarray(rows, dtype=float)
 
 
+@functools.cache
+def _lab_figure_class():
+    from matplotlib.figure import Figure
+
+    class LabFigure(Figure):
+        """A Figure that shows itself in Jupyter without pyplot, with its alt text."""
+
+        def _png_bytes(self) -> bytes:
+            import io
+            from matplotlib.backends.backend_agg import FigureCanvasAgg
+            FigureCanvasAgg(self)
+            buf = io.BytesIO()
+            self.savefig(buf, format="png", dpi=100)
+            return buf.getvalue()
+
+        def _repr_png_(self):
+            return self._png_bytes()
+
+        def _repr_html_(self):
+            import base64
+            import html
+            alt = html.escape(getattr(self, "alt_text", "") or "", quote=True)
+            data = base64.b64encode(self._png_bytes()).decode("ascii")
+            return (f'<img src="data:image/png;base64,{data}" alt="{alt}" '
+                    'style="max-width:100%;height:auto"/>')
+
+    return LabFigure
+
+
 def new_figure(xmin: float, xmax: float, ymin: float, ymax: float, *, ax=None,
                max_height_in: float | None = None):
     """Axes showing the region ``[xmin, xmax] x [ymin, ymax]`` (one unit = one cell, y down).
@@ -48,11 +78,10 @@ def new_figure(xmin: float, xmax: float, ymin: float, ymax: float, *, ax=None,
     whole figure at most ``max_height_in`` tall when given); with ``ax`` given, that axes is
     set up instead. Returns ``(fig, ax)``.
     """
-    from matplotlib.figure import Figure
     w, h = xmax - xmin, ymax - ymin
     if ax is None:
         cell = min(MAX_CELL_IN, BOOK_WIDTH_IN / w, (max_height_in or float("inf")) / h)
-        fig = Figure(figsize=(w * cell, h * cell))
+        fig = _lab_figure_class()(figsize=(w * cell, h * cell))
         ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(xmin, xmax)
     ax.set_ylim(ymax, ymin)
