@@ -1,0 +1,18 @@
+"""The GEMM ladder benchmark: every step's TFLOP/s beside cuBLAS, checked against float64.
+
+Same as ``python -m labkit bench gemm``; arguments pass through (``--help`` lists them).
+Figures from the lent H200 are in ``docs/benchmarks.md`` ("GEMM ladder"), notes on each
+version in ``benchmarks/gemm_notes.md``.
+
+    python benchmarks/bench_gemm.py --sizes 4096,8192 --csv gemm.csv --sass sass/
+"""
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from labkit.cli.bench import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main(["gemm", *sys.argv[1:]]))

@@ -1,0 +1,442 @@
+"""``python -m labkit bench gemm``: TFLOP/s of every GEMM ladder step beside cuBLAS.
+
+For each size (M = N = K) and accumulator, every step is checked once against a float64
+reference on fresh random inputs (C poisoned with NaN first), then timed: warm-up
+launches, then at least ``--reps`` launches each between two CUDA events, cycling through
+``--sets`` input sets so the L2 cache cannot hold the operands; the figure is the median.
+cuBLAS (through torch, else cupy) runs in the same process on the same inputs.
+A step whose 20 repetitions would take longer than ``--max-seconds`` runs fewer, and the
+table says so.
+
+>>> from labkit.cli.bench import parse_args
+>>> a = parse_args(["gemm", "--sizes", "256", "--steps", "mma,pipeline"])
+>>> a.sizes, a.steps, a.reps
+([256], ['mma', 'pipeline'], 20)
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import datetime
+import math
+import platform
+import statistics
+import sys
+import time
+
+__all__ = ["main", "parse_args", "flops"]
+
+
+def flops(M, N, K):
+    """Floating-point operations of one GEMM: a multiply and an add per (m, n, k).
+
+    >>> flops(4096, 4096, 4096) / 1e12
+    0.137438953472
+    """
+    return 2.0 * M * N * K
+
+
+def _csv_list(text, kind=str):
+    return [kind(x) for x in text.split(",") if x]
+
+
+def parse_args(argv):
+    """Parse ``bench`` arguments (the first one names the benchmark: only ``gemm``)."""
+    from labkit.cuda.kernels.gemm import STEPS
+
+    p = argparse.ArgumentParser(prog="python -m labkit bench", description=__doc__.split("\n\n")[0])
+    p.add_argument("what", choices=["gemm"], help="which benchmark")
+    p.add_argument("--sizes", type=lambda s: _csv_list(s, int), default=[4096, 8192],
+                   help="square sizes M=N=K, comma-separated (default 4096,8192)")
+    p.add_argument("--steps", type=_csv_list, default=list(STEPS),
+                   help="ladder steps, comma-separated (default: all)")
+    p.add_argument("--acc", type=_csv_list, default=["f32", "f16"],
+                   help="accumulators, comma-separated: f32, f16 (default both)")
+    p.add_argument("--configs", type=_csv_list, default=None,
+                   help="pipeline configurations to time (names from gemm_pipeline.CONFIGS)")
+    p.add_argument("--reps", type=int, default=20, help="timed launches per step (default 20)")
+    p.add_argument("--warmup", type=int, default=5, help="untimed launches first (default 5)")
+    p.add_argument("--sets", type=int, default=4, help="input sets cycled through (default 4)")
+    p.add_argument("--max-seconds", type=float, default=20.0,
+                   help="time a slow step fewer than --reps times when they would take longer")
+    p.add_argument("--csv", default=None, help="also write the results to this CSV file")
+    p.add_argument("--no-cublas", action="store_true", help="leave cuBLAS out")
+    p.add_argument("--sass", default=None, metavar="DIR",
+                   help="write each tensor-core kernel's SASS to DIR and print its registers, "
+                        "spills and instruction mix")
+    args = p.parse_args(argv)
+    for s in args.steps:
+        if s not in STEPS:
+            p.error(f"--steps: {s!r} is not one of {', '.join(STEPS)}")
+    for a in args.acc:
+        if a not in ("f32", "f16"):
+            p.error(f"--acc: {a!r} is not f32 or f16")
+    if args.reps < 1 or args.sets < 1 or args.warmup < 0:
+        p.error("--reps and --sets must be >= 1, --warmup >= 0")
+    return args
+
+
+class _Torch:
+    """Inputs, reference and cuBLAS through torch."""
+
+    name = "torch"
+
+    def __init__(self):
+        import torch
+
+        self.torch = torch
+        self.version = torch.__version__
+
+    def operands(self, M, N, K, seed):
+        t = self.torch
+        g = t.Generator(device="cuda").manual_seed(seed)
+        A = t.empty((M, K), dtype=t.float16, device="cuda").uniform_(-1, 1, generator=g)
+        B = t.empty((N, K), dtype=t.float16, device="cuda").uniform_(-1, 1, generator=g)
+        return A, B
+
+    def view(self, X):
+        """A numba device array sharing X's memory."""
+        from numba import cuda
+
+        return cuda.as_cuda_array(X)
+
+    def reference(self, A, B):
+        return A.double() @ B.double().T
+
+    def rel_error(self, C, ref):
+        t = self.torch
+        Ct = t.as_tensor(C, device="cuda").double()
+        if not bool(t.isfinite(Ct).all()):
+            return math.inf
+        return float(t.linalg.norm(Ct - ref) / t.linalg.norm(ref))
+
+    def cublas(self, A, B):
+        out = self.torch.empty((A.shape[0], B.shape[0]), dtype=self.torch.float16, device="cuda")
+        BT = B.T
+        return lambda: self.torch.matmul(A, BT, out=out), out
+
+
+class _Cupy(_Torch):
+    """Inputs, reference and cuBLAS through cupy."""
+
+    name = "cupy"
+
+    def __init__(self):
+        import cupy
+
+        self.cp = cupy
+        self.version = cupy.__version__
+
+    def operands(self, M, N, K, seed):
+        rs = self.cp.random.RandomState(seed)
+        A = rs.uniform(-1, 1, (M, K), dtype=self.cp.float32).astype(self.cp.float16)
+        B = rs.uniform(-1, 1, (N, K), dtype=self.cp.float32).astype(self.cp.float16)
+        return A, B
+
+    def reference(self, A, B):
+        return A.astype(self.cp.float64) @ B.astype(self.cp.float64).T
+
+    def rel_error(self, C, ref):
+        Cc = self.cp.asarray(C).astype(self.cp.float64)
+        if not bool(self.cp.isfinite(Cc).all()):
+            return math.inf
+        return float(self.cp.linalg.norm(Cc - ref) / self.cp.linalg.norm(ref))
+
+    def cublas(self, A, B):
+        out = self.cp.empty((A.shape[0], B.shape[0]), dtype=self.cp.float16)
+        BT = B.T
+        return lambda: self.cp.matmul(A, BT, out=out), out
+
+
+class _Numpy(_Torch):
+    """Inputs from numpy; the reference on a sample of rows and columns; no cuBLAS."""
+
+    name = "numpy"
+    version = ""
+
+    def __init__(self):
+        import numpy as np
+
+        self.np = np
+        self.version = np.__version__
+
+    def operands(self, M, N, K, seed):
+        from numba import cuda
+
+        from labkit.cuda.kernels.gemm_common import random_operands
+
+        A, B = random_operands(M, N, K, seed)
+        return cuda.to_device(A), cuda.to_device(B)
+
+    def view(self, X):
+        return X
+
+    def reference(self, A, B):
+        np = self.np
+        rng = np.random.default_rng(0)
+        rows = np.sort(rng.choice(A.shape[0], min(A.shape[0], 128), replace=False))
+        cols = np.sort(rng.choice(B.shape[0], min(B.shape[0], 128), replace=False))
+        a = A.copy_to_host()[rows].astype(np.float64)
+        b = B.copy_to_host()[cols].astype(np.float64)
+        return rows, cols, a @ b.T
+
+    def rel_error(self, C, ref):
+        np = self.np
+        rows, cols, r = ref
+        c = C.copy_to_host()[np.ix_(rows, cols)].astype(np.float64)
+        if not np.all(np.isfinite(c)):
+            return math.inf
+        return float(np.linalg.norm(c - r) / np.linalg.norm(r))
+
+    def cublas(self, A, B):
+        return None, None
+
+
+def _backend():
+    for cls in (_Torch, _Cupy):
+        try:
+            return cls()
+        except Exception:  # not installed, or no GPU build
+            continue
+    return _Numpy()
+
+
+def _time_launches(launches, warmup, reps, max_seconds, sync, event_pair):
+    """Median milliseconds of ``launches`` (cycled) and the repetitions used."""
+    for i in range(warmup):
+        launches[i % len(launches)]()
+    sync()
+    # one timed launch to see whether ``reps`` of them fit in ``max_seconds``
+    start, stop, elapsed = event_pair()
+    start()
+    launches[0]()
+    stop()
+    sync()
+    first = elapsed()
+    used = reps
+    if first * reps / 1e3 > max_seconds:
+        used = max(3, int(max_seconds * 1e3 // first))
+    pairs = [event_pair() for _ in range(used)]
+    for i, (start, stop, _) in enumerate(pairs):
+        start()
+        launches[i % len(launches)]()
+        stop()
+    sync()
+    times = [e() for _, _, e in pairs]
+    return statistics.median(times), min(times), used, first * reps / 1e3
+
+
+def _numba_events():
+    from numba import cuda
+
+    a, b = cuda.event(timing=True), cuda.event(timing=True)
+    return (lambda: a.record()), (lambda: b.record()), (lambda: cuda.event_elapsed_time(a, b))
+
+
+def _torch_events(torch):
+    def pair():
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        return (lambda: a.record()), (lambda: b.record()), (lambda: a.elapsed_time(b))
+
+    return pair
+
+
+def _header(backend):
+    import numba
+    import numpy as np
+    from numba import cuda
+
+    dev = cuda.get_current_device()
+    try:
+        from numba.cuda.cudadrv.driver import driver
+
+        drv = driver.get_version()
+        drv = f"{drv[0]}.{drv[1]}" if isinstance(drv, tuple) else str(drv)
+    except Exception:
+        drv = "?"
+    name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
+    try:
+        import numba_cuda
+
+        nc = getattr(numba_cuda, "__version__", "?")
+    except ImportError:
+        nc = "?"
+    cc = dev.compute_capability
+    lines = [
+        f"date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}",
+        f"gpu: {name} (sm_{cc[0]}{cc[1]}, {dev.MULTIPROCESSOR_COUNT} SMs); CUDA driver API {drv}",
+        f"python {platform.python_version()}, numba {numba.__version__}, numba-cuda {nc}, "
+        f"numpy {np.__version__}, {backend.name} {backend.version}",
+    ]
+    try:
+        import subprocess
+
+        smi = subprocess.run(
+            ["nvidia-smi", "--query-gpu=driver_version,clocks.max.sm,power.limit", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=20,
+        )
+        if smi.returncode == 0:
+            lines.append(f"nvidia-smi: driver, max SM clock, power limit = {smi.stdout.strip()}")
+    except Exception:
+        pass
+    return lines
+
+
+def run_gemm(args, out=sys.stdout):
+    """Run the GEMM benchmark described by ``args``; return the result rows."""
+    from numba import cuda
+
+    from labkit.cuda.kernels import gemm as ladder
+    from labkit.cuda.kernels.gemm_common import device_arch, output_dtype, simulated, tolerance
+    from labkit.errors import DeviceError
+
+    if simulated():
+        raise DeviceError("bench: the CUDA simulator is on (NUMBA_ENABLE_CUDASIM); timings need a GPU")
+    arch = device_arch()
+    backend = _backend()
+    for line in _header(backend):
+        print(line, file=out)
+    torch = getattr(backend, "torch", None)
+    rows = []
+    for size in args.sizes:
+        M = N = K = size
+        sets = [backend.operands(M, N, K, seed=1000 * size + i) for i in range(args.sets)]
+        dev_sets = [(backend.view(A), backend.view(B)) for A, B in sets]
+        ref = backend.reference(*sets[0])
+        cuda.synchronize()
+        variants = []
+        for step in args.steps:
+            if step == "pipeline":
+                from labkit.cuda.kernels import gemm_pipeline
+
+                names = args.configs or [gemm_pipeline.DEFAULT]
+                variants += [(step, {"config": n}, f"pipeline[{n}]") for n in names]
+            else:
+                variants.append((step, {}, step))
+        for acc in args.acc:
+            C = cuda.device_array((M, N), output_dtype(acc))
+            for step, options, label in variants:
+                t0 = time.time()
+                try:
+                    launches = [ladder.prepare(step, A, B, C, acc, arch, **options)[1] for A, B in dev_sets]
+                    C[:] = float("nan")  # poison: an unwritten element fails the check
+                    launches[0]()
+                    cuda.synchronize()
+                except DeviceError as e:
+                    print(f"{label} {acc} {size}: skipped: {e}", file=out)
+                    continue
+                compile_s = time.time() - t0
+                err = backend.rel_error(C, ref)
+                ok = err <= tolerance(acc, K)
+                med, best, used, projected = _time_launches(
+                    launches, args.warmup, args.reps, args.max_seconds,
+                    cuda.synchronize, _numba_events,
+                )
+                note = ""
+                if used < args.reps:
+                    note = f"{used} reps: {args.reps} would take {projected:.0f} s"
+                rows.append(dict(size=size, acc=acc, step=label, ms=med, best_ms=best,
+                                 tflops=flops(M, N, K) / med / 1e9, reps=used, rel_err=err,
+                                 ok=ok, note=note, compile_s=compile_s))
+                print(f"{label:>24} {acc} {size}: {rows[-1]['tflops']:8.1f} TFLOP/s "
+                      f"median {med:.3f} ms (of {used}), rel err {err:.2e} {'ok' if ok else 'FAIL'}",
+                      file=out, flush=True)
+                if args.sass and step in ("mma", "swizzle", "pipeline") and size == args.sizes[0]:
+                    _report(step, acc, arch, options, label, args.sass, out)
+        if not args.no_cublas:
+            pairs = [backend.cublas(A, B) for A, B in sets]
+            if pairs[0][0] is not None:
+                launches = [p[0] for p in pairs]
+                launches[0]()
+                cuda.synchronize()
+                err = backend.rel_error(pairs[0][1], ref)
+                events = _torch_events(torch) if torch is not None else _numba_events
+                med, best, used, _ = _time_launches(
+                    launches, args.warmup, args.reps, args.max_seconds, cuda.synchronize, events
+                )
+                rows.append(dict(size=size, acc="f32", step=f"cuBLAS ({backend.name})", ms=med,
+                                 best_ms=best, tflops=flops(M, N, K) / med / 1e9, reps=used,
+                                 rel_err=err, ok=err <= tolerance("f32", K) + 2.0**-11,
+                                 note="fp16 out", compile_s=0.0))
+                print(f"{rows[-1]['step']:>24} f32 {size}: {rows[-1]['tflops']:8.1f} TFLOP/s "
+                      f"median {med:.3f} ms, rel err {err:.2e}", file=out, flush=True)
+        del sets, dev_sets, ref
+    _table(rows, out)
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=list(rows[0]) + ["vs_cublas"] if rows else ["size"])
+            w.writeheader()
+            for r in rows:
+                w.writerow(dict(r, vs_cublas=_ratio(rows, r)))
+    return rows
+
+
+def _report(step, acc, arch, options, label, folder, out):
+    """Print registers, spills and the SASS instruction mix of one kernel; keep its SASS."""
+    import os
+
+    from labkit.cuda.kernels import gemm as ladder
+
+    os.makedirs(folder, exist_ok=True)
+    safe = "".join(ch if ch.isalnum() else "_" for ch in label)
+    path = os.path.join(folder, f"{safe}_{acc}.sass")
+    rep = ladder.kernel_report(step, acc, arch, sass_path=path, **options)
+    mix = rep["mix"]
+    keys = ("HMMA", "LDSM", "LDGSTS", "LDG", "STS", "STG", "BAR", "LDL", "STL")
+    print(f"{'':>24} {label} {acc}: {rep['regs']} registers, {rep['local_bytes']} bytes local "
+          f"(spills), {rep['dynamic_smem']} bytes dynamic smem, {rep['threads']} threads, "
+          f"{rep['ctas_per_sm']} CTAs/SM; SASS "
+          + ", ".join(f"{k} {mix.get(k, 0)}" for k in keys) + f", total {sum(mix.values())}",
+          file=out, flush=True)
+
+
+def _ratio(rows, r):
+    cub = [x for x in rows if x["size"] == r["size"] and x["step"].startswith("cuBLAS")]
+    return f"{r['tflops'] / cub[0]['tflops']:.3f}" if cub else ""
+
+
+def _table(rows, out):
+    if not rows:
+        return
+    sizes = sorted({r["size"] for r in rows})
+    keys = []
+    for r in rows:
+        k = (r["step"], r["acc"])
+        if k not in keys:
+            keys.append(k)
+    print("", file=out)
+    head = f"| {'step':<24} | acc | " + " | ".join(f"{s}³ TFLOP/s | vs cuBLAS" for s in sizes) + " | notes |"
+    print(head, file=out)
+    print("|" + "---|" * (3 + 2 * len(sizes)), file=out)
+    for step, acc in keys:
+        cells, notes = [], []
+        for s in sizes:
+            r = [x for x in rows if (x["step"], x["acc"], x["size"]) == (step, acc, s)]
+            if r:
+                r = r[0]
+                mark = "" if r["ok"] else " (WRONG)"
+                cells += [f"{r['tflops']:.1f}{mark}", _ratio(rows, r)]
+                if r["note"] and not r["step"].startswith("cuBLAS"):
+                    notes.append(f"{s}: {r['note']}")
+            else:
+                cells += ["—", ""]
+        print(f"| {step:<24} | {acc} | " + " | ".join(cells) + f" | {'; '.join(notes)} |", file=out)
+
+
+def main(argv=None):
+    """Entry point of ``python -m labkit bench``; returns the exit status."""
+    from labkit.errors import DeviceError
+
+    args = parse_args(sys.argv[1:] if argv is None else list(argv))
+    try:
+        rows = run_gemm(args)
+    except DeviceError as e:
+        print(f"bench: {e}", file=sys.stderr)
+        return 2
+    return 0 if rows and all(r["ok"] for r in rows) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

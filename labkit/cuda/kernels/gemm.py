@@ -1,0 +1,121 @@
+"""The GEMM ladder: five kernels for ``C = A @ B.T`` (fp16 TN), from naive to tensor cores.
+
+============  ==============================================================================
+step          what it adds
+============  ==============================================================================
+``naive``     one thread per element of C, everything from global memory
+``smem``      64x64 CTA tiles staged in shared memory, a 4x4 register tile per thread
+``mma``       ``ldmatrix`` + ``mma.sync`` (m16n8k16; m16n8k8 on sm_75), one 32x32 tile a warp
+``swizzle``   the same, with shared memory laid out by ``Swizzle<3,3,3>``: no bank conflicts
+``pipeline``  ``cp.async.ca`` 3-stage pipeline, 64x64 warp tiles, fragments double-buffered
+              in registers, a grouped CTA raster (plain 16-byte loads on sm_75)
+============  ==============================================================================
+
+Each step is a module ``labkit.cuda.kernels.gemm_<step>`` with a ``launch(A, B, C, acc,
+arch)`` that checks the operands (a :class:`labkit.errors.DeviceError` names the argument and
+the rule) and returns a function that launches the kernel. :func:`gemm` wraps it for numpy
+inputs; :func:`check` runs a step on fresh random inputs against a float64 reference.
+
+>>> from labkit.cuda.kernels import gemm
+>>> gemm.STEPS
+('naive', 'smem', 'mma', 'swizzle', 'pipeline')
+>>> try:
+...     gemm.gemm(None, None, step="fast")
+... except ValueError as e:
+...     print(e)
+step: must be one of ('naive', 'smem', 'mma', 'swizzle', 'pipeline'), got 'fast'
+"""
+
+import importlib
+
+import numpy as np
+
+from labkit.cuda.kernels.gemm_common import (
+    device_arch,
+    output_dtype,
+    random_operands,
+    reference,
+    relative_error,
+    tolerance,
+)
+from labkit.errors import DeviceError
+
+__all__ = ["STEPS", "step_module", "prepare", "gemm", "check", "kernel_report"]
+
+STEPS = ("naive", "smem", "mma", "swizzle", "pipeline")
+
+
+def step_module(step):
+    """The module that implements ``step`` (imported on first use)."""
+    if step not in STEPS:
+        raise DeviceError(f"step: must be one of {STEPS}, got {step!r}")
+    return importlib.import_module(f"labkit.cuda.kernels.gemm_{step}")
+
+
+def prepare(step, A, B, C=None, acc="f32", arch=None, **options):
+    """Check device operands for ``step`` and return ``(C, launch)``.
+
+    ``A``, ``B`` (and ``C`` if given) are device arrays; ``launch()`` runs the kernel once,
+    asynchronously. ``options`` go to the step's ``launch`` (e.g. ``config=`` for
+    ``pipeline``). ``arch`` defaults to the current GPU's compute capability.
+    """
+    mod = step_module(step)
+    arch = device_arch() if arch is None else tuple(arch)
+    if C is None:
+        from numba import cuda
+
+        shape = getattr(A, "shape", (0, 0))
+        shape_b = getattr(B, "shape", (0, 0))
+        if len(shape) == 2 and len(shape_b) == 2:
+            C = cuda.device_array((shape[0], shape_b[0]), output_dtype(acc))
+    return C, mod.launch(A, B, C, acc, arch, **options)
+
+
+def gemm(A, B, step="pipeline", acc="f32", arch=None, **options):
+    """``A @ B.T`` on the GPU (or the simulator) with one ladder step; numpy in, numpy out.
+
+    A: (M, K) float16, B: (N, K) float16, both row-major. Returns C (M, N), float32 for
+    ``acc="f32"``, float16 for ``acc="f16"``.
+    """
+    mod = step_module(step)
+    from labkit.cuda.kernels.gemm_common import check_operands
+
+    arch = device_arch() if arch is None else tuple(arch)
+    A = np.ascontiguousarray(A) if isinstance(A, np.ndarray) else A
+    B = np.ascontiguousarray(B) if isinstance(B, np.ndarray) else B
+    M, N, K = check_operands(step, A, B, None, acc, arch, **mod.RULES)
+    from numba import cuda
+
+    dA, dB = cuda.to_device(A), cuda.to_device(B)
+    C = cuda.to_device(np.full((M, N), np.nan, output_dtype(acc)))  # poisoned
+    _, launch = prepare(step, dA, dB, C, acc, arch, **options)
+    launch()
+    return C.copy_to_host()
+
+
+def check(step, M, N, K, acc="f32", arch=None, seed=None, **options):
+    """Run ``step`` on fresh random inputs; return ``(relative error, tolerance)``.
+
+    The inputs are uniform in [-1, 1] (never zeros), C is poisoned with NaN before the
+    launch (an unwritten element gives an infinite error), and the reference is float64.
+    """
+    A, B = random_operands(M, N, K, seed)
+    C = gemm(A, B, step=step, acc=acc, arch=arch, **options)
+    return relative_error(C, reference(A, B)), tolerance(acc, K)
+
+
+def kernel_report(step, acc="f32", arch=None, sass_path=None, **options):
+    """Registers, spills and SASS instruction mix of a tensor-core step's compiled kernel.
+
+    Only the steps built by :mod:`labkit.cuda.kernels.gemm_tensorcore` (``mma``, ``swizzle``,
+    ``pipeline``) have one; the kernel must have run once. See
+    :func:`labkit.cuda.kernels.gemm_tensorcore.kernel_report`.
+    """
+    from labkit.cuda.kernels import gemm_tensorcore as tc
+
+    mod = step_module(step)
+    if not hasattr(mod, "kernel_config"):
+        raise DeviceError(f"step: {step!r} is not a tensor-core step (mma, swizzle, pipeline)")
+    arch = device_arch() if arch is None else tuple(arch)
+    cfg, name = mod.kernel_config(**options)
+    return tc.kernel_report(cfg, acc, arch, name, sass_path)

@@ -1,0 +1,41 @@
+"""GEMM ladder, step 3: ``ldmatrix`` + ``mma.sync`` on row-major shared memory.
+
+A CTA of 2x2 warps owns a 64x64 tile of C; each warp owns one 32x32 warp tile, a 2x4 grid
+of 16x8 MMA atoms whose accumulators stay in registers for the whole K loop. Per 64-wide
+k-tile the CTA copies A and B into shared memory with 16-byte loads and stores, then each
+warp, per 16-deep k-block, loads its A fragments (two ``ldmatrix.x4``: a 16x16 block each)
+and B fragments (two ``ldmatrix.x4``: two 8x16 blocks each) and issues 8 ``mma.sync``.
+On sm_80+ the MMA is m16n8k16; on sm_75 each is two m16n8k8.
+
+The tiles are stored row-major, 64 halves (128 bytes) a row, so the eight rows one
+ldmatrix phase reads all start in the same bank group: every ldmatrix costs 8 times
+the shared-memory wavefronts it needs. Step 4 removes exactly that.
+
+>>> from labkit.cuda.kernels import gemm_mma
+>>> gemm_mma.CONFIG.swizzle, gemm_mma.CONFIG.warp_tile, gemm_mma.CONFIG.stages
+(False, (32, 32), 1)
+"""
+
+from labkit.cuda.kernels import gemm_tensorcore as tc
+
+__all__ = ["STEP", "CONFIG", "RULES", "launch", "source", "kernel_config"]
+
+STEP = "mma"
+CONFIG = tc.TileConfig(bm=64, bn=64, bk=64, warps_m=2, warps_n=2, stages=1, swizzle=False,
+                       double_buffer=False, group_m=1)
+RULES = tc.RULES
+
+
+def source(acc="f32", arch=(8, 0)):
+    """The generated Python source of this step's kernel."""
+    return tc.kernel_source(CONFIG, acc, arch, "gemm_mma")
+
+
+def launch(A, B, C, acc, arch):
+    """Check the operands and return a no-argument function that launches the kernel once."""
+    return tc.launch(STEP, CONFIG, A, B, C, acc, arch, "gemm_mma")
+
+
+def kernel_config():
+    """(TileConfig, kernel name) of this step."""
+    return CONFIG, "gemm_mma"

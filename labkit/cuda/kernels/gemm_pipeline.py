@@ -1,0 +1,70 @@
+"""GEMM ladder, step 5: a cp.async pipeline, 64x64 warp tiles, double-buffered fragments.
+
+What changes from step 4:
+
+- k-tiles flow through a ring of shared-memory stages filled by ``cp.async.ca`` (16 bytes
+  a thread, allocating in L1 as CUTLASS's ``SM80_CP_ASYNC_CACHEALWAYS`` does; the L1-bypassing
+  ``cp.async.cg`` left the same kernel at 40% of this speed, bound by L2 throughput): while
+  the warps multiply k-tile ``kt``, the copies of k-tiles ``kt+1 .. kt+stages-1`` are in
+  flight, and one barrier per k-tile suffices;
+- each warp owns a 64x64 warp tile (4x8 atoms, 32 ``mma.sync`` per k-block for 8
+  ``ldmatrix.x4``), twice the arithmetic per shared-memory byte of step 4;
+- the fragments of k-block ``kk+1`` are loaded before the MMAs of ``kk`` run;
+- CTAs are rastered in groups of ``group_m`` tile rows so CTAs resident together reuse
+  the same A and B tiles from L2;
+- more than 48 KB of dynamic shared memory (``cuKernelSetAttribute``).
+
+On sm_75 (no cp.async) the same tiles run with plain 16-byte loads and one stage.
+
+>>> from labkit.cuda.kernels import gemm_pipeline
+>>> cfg = gemm_pipeline.CONFIGS[gemm_pipeline.DEFAULT]
+>>> cfg.warp_tile, cfg.stages, cfg.cache, cfg.smem_bytes((9, 0)) // 1024
+((64, 64), 3, 'ca', 96)
+"""
+
+from labkit.cuda.kernels import gemm_tensorcore as tc
+from labkit.errors import DeviceError
+
+__all__ = ["STEP", "CONFIGS", "DEFAULT", "RULES", "launch", "source", "kernel_config"]
+
+STEP = "pipeline"
+#: named configurations (the bench can time several; ``DEFAULT`` is the ladder's step 5)
+CONFIGS = {
+    # CUTLASS sgemm_sm80's shape: 128x128x64, 2x2 warps, 3 stages (96 KB, 2 CTAs per SM),
+    # copies through L1 (cp.async.ca): the ladder's step 5
+    "128x128x64s3ca": tc.TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=3, cache="ca"),
+    "256x128x64s3ca": tc.TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=3, cache="ca"),
+    # the same and other shapes with L1-bypassing copies (cp.async.cg)
+    "128x128x64s3": tc.TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=3),
+    "128x128x32s4": tc.TileConfig(bm=128, bn=128, bk=32, warps_m=2, warps_n=2, stages=4),
+    "128x256x64s3": tc.TileConfig(bm=128, bn=256, bk=64, warps_m=2, warps_n=4, stages=3),
+    "256x128x64s3": tc.TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=3),
+    "128x256x32s4": tc.TileConfig(bm=128, bn=256, bk=32, warps_m=2, warps_n=4, stages=4),
+    "128x128x64s4": tc.TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=4),
+    "128x128x64s3g32": tc.TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=3, group_m=32),
+}
+DEFAULT = "128x128x64s3ca"
+RULES = tc.RULES
+
+
+def _config(config):
+    if isinstance(config, tc.TileConfig):
+        return config
+    if config not in CONFIGS:
+        raise DeviceError(f"config: must be a TileConfig or one of {sorted(CONFIGS)}, got {config!r}")
+    return CONFIGS[config]
+
+
+def source(acc="f32", arch=(8, 0), config=DEFAULT):
+    """The generated Python source of this step's kernel."""
+    return tc.kernel_source(_config(config), acc, arch, "gemm_pipeline")
+
+
+def launch(A, B, C, acc, arch, config=DEFAULT):
+    """Check the operands and return a no-argument function that launches the kernel once."""
+    return tc.launch(STEP, _config(config), A, B, C, acc, arch, "gemm_pipeline")
+
+
+def kernel_config(config=DEFAULT):
+    """(TileConfig, kernel name) of this step with ``config``."""
+    return _config(config), "gemm_pipeline"

@@ -1,0 +1,250 @@
+"""PTX the GEMM ladder needs beside :mod:`labkit.cuda.ptx`: 16-byte copies and zero fill.
+
+Same conventions as :mod:`labkit.cuda.ptx`: on a GPU each name is a numba ``@intrinsic``
+emitting inline PTX; under ``NUMBA_ENABLE_CUDASIM=1`` it is a pure-Python twin working
+on the simulator's arrays and :mod:`labkit.cuda.ptx`'s simulated shared window.
+
+=====================================================  ============================================  ======
+name                                                   PTX                                           min SM
+=====================================================  ============================================  ======
+``ld_global_v4(src, index, pred)``                     ``ld.global.v4.u32`` of ``&src[index]``;      any
+                                                       four zeros when ``pred`` is 0
+``st_shared_v4(addr, r0, r1, r2, r3)``                 ``st.shared.v4.b32``                          any
+``cp_async_cg_16_zfill(dst, src, index, src_bytes)``   ``cp.async.cg.shared.global [dst], [src],     80
+                                                       16, src_bytes``: copies ``src_bytes`` (0..16)
+                                                       bytes and zero-fills the rest
+``st_global_u32(dst, index, value)``                   ``st.global.b32``: 4 bytes at ``&dst[index]``  any
+``st_global_v2_f32(dst, index, v0, v1)``               ``st.global.v2.f32``: 8 bytes at              any
+                                                       ``&dst[index]``
+=====================================================  ============================================  ======
+
+``index`` is a tuple of integers (one per dimension of ``src``) or an int for a 1-D array.
+``src`` must be 16-byte aligned at ``index`` (``dst`` of the stores: 4 and 8 bytes). When ``pred`` is 0 or ``src_bytes`` is 0 no
+byte is read, but ``index`` must still lie inside ``src``.
+
+>>> from labkit.cuda.kernels import gemm_ptx
+>>> gemm_ptx.MIN_SM["cp_async_cg_16_zfill"], gemm_ptx.MIN_SM["ld_global_v4"]
+(80, 0)
+>>> print(gemm_ptx.PTX["st_shared_v4"])
+st.shared.v4.b32 [$0], {$1, $2, $3, $4};
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba.core import config as _numba_config
+
+__all__ = [
+    "MIN_SM",
+    "PTX",
+    "ld_global_v4",
+    "st_shared_v4",
+    "cp_async_cg_16_zfill",
+    "st_global_u32",
+    "st_global_v2_f32",
+]
+
+#: minimum SM of each instruction (0: any GPU numba supports)
+MIN_SM = {
+    "ld_global_v4": 0,
+    "st_shared_v4": 0,
+    "cp_async_cg_16_zfill": 80,
+    "st_global_u32": 0,
+    "st_global_v2_f32": 0,
+}
+
+#: inline-assembly text of each instruction (``$n`` are operands)
+PTX = {
+    "ld_global_v4": (
+        "{ .reg .pred p; .reg .u64 g; setp.ne.u32 p, $5, 0; cvta.to.global.u64 g, $4; "
+        "mov.b32 $0, 0; mov.b32 $1, 0; mov.b32 $2, 0; mov.b32 $3, 0; "
+        "@p ld.global.v4.u32 {$0, $1, $2, $3}, [g]; }"
+    ),
+    "st_shared_v4": "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
+    "cp_async_cg_16_zfill": (
+        "{ .reg .u64 g; cvta.to.global.u64 g, $1; cp.async.cg.shared.global [$0], [g], 16, $2; }"
+    ),
+    "st_global_u32": "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.b32 [g], $1; }",
+    "st_global_v2_f32": "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.v2.f32 [g], {$1, $2}; }",
+}
+
+
+def _gpu_bindings():
+    from llvmlite import ir
+    from numba import types
+    from numba.core import cgutils
+    from numba.core.errors import TypingError
+    from numba.core.extending import intrinsic
+
+    i32, i64 = ir.IntType(32), ir.IntType(64)
+
+    def check_index(fname, arr, idx):
+        if not isinstance(arr, types.Array):
+            raise TypingError(f"{fname}: src must be an array; got {arr}")
+        if isinstance(idx, types.Integer) and arr.ndim == 1:
+            return
+        if isinstance(idx, types.BaseTuple) and len(idx) == arr.ndim and all(
+            isinstance(t, types.Integer) for t in idx
+        ):
+            return
+        raise TypingError(f"{fname}: index must be {arr.ndim} integer(s) for a {arr.ndim}-D array; got {idx}")
+
+    def element_address(context, builder, aryty, ary_val, idxty, idx_val):
+        ary = context.make_array(aryty)(context, builder, ary_val)
+        if isinstance(idxty, types.BaseTuple):
+            items = cgutils.unpack_tuple(builder, idx_val, len(idxty))
+            idx = [context.cast(builder, v, t, types.intp) for v, t in zip(items, idxty)]
+        else:
+            idx = [context.cast(builder, idx_val, idxty, types.intp)]
+        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, idx, wraparound=False)
+        return builder.ptrtoint(ptr, i64)
+
+    @intrinsic
+    def ld_global_v4(typingctx, src, index, pred):
+        """16 bytes at ``&src[index]`` as four uint32 (zeros when ``pred`` is 0)."""
+        check_index("ld_global_v4", src, index)
+        if not isinstance(pred, (types.Integer, types.Boolean)):
+            raise TypingError(f"ld_global_v4: pred must be an integer or bool; got {pred}")
+        sig = types.UniTuple(types.uint32, 4)(src, index, pred)
+
+        def codegen(context, builder, sig, args):
+            addr = element_address(context, builder, sig.args[0], args[0], sig.args[1], args[1])
+            p = context.cast(builder, args[2], sig.args[2], types.uint32)
+            fnty = ir.FunctionType(ir.LiteralStructType([i32] * 4), [i64, i32])
+            asm = ir.InlineAsm(fnty, PTX["ld_global_v4"], "=r,=r,=r,=r,l,r", side_effect=True)
+            res = builder.call(asm, [addr, p])
+            vals = [builder.extract_value(res, i) for i in range(4)]
+            return context.make_tuple(builder, sig.return_type, vals)
+
+        return sig, codegen
+
+    @intrinsic
+    def st_shared_v4(typingctx, addr, r0, r1, r2, r3):
+        """Store four uint32 at the 16-byte-aligned shared address ``addr``."""
+        for i, t in enumerate((addr, r0, r1, r2, r3)):
+            if not isinstance(t, types.Integer):
+                raise TypingError(f"st_shared_v4: argument {i} must be an integer register; got {t}")
+        sig = types.void(*([types.uint32] * 5))
+
+        def codegen(context, builder, sig, args):
+            fnty = ir.FunctionType(ir.VoidType(), [i32] * 5)
+            asm = ir.InlineAsm(fnty, PTX["st_shared_v4"], "r,r,r,r,r,~{memory}", side_effect=True)
+            builder.call(asm, list(args))
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    @intrinsic
+    def cp_async_cg_16_zfill(typingctx, dst, src, index, src_bytes):
+        """cp.async 16 bytes to shared ``dst``: ``src_bytes`` from ``&src[index]``, zeros after."""
+        if not isinstance(dst, types.Integer) or not isinstance(src_bytes, types.Integer):
+            raise TypingError("cp_async_cg_16_zfill: dst and src_bytes must be integers")
+        check_index("cp_async_cg_16_zfill", src, index)
+        sig = types.void(types.uint32, src, index, types.uint32)
+
+        def codegen(context, builder, sig, args):
+            addr = element_address(context, builder, sig.args[1], args[1], sig.args[2], args[2])
+            fnty = ir.FunctionType(ir.VoidType(), [i32, i64, i32])
+            asm = ir.InlineAsm(fnty, PTX["cp_async_cg_16_zfill"], "r,l,r,~{memory}", side_effect=True)
+            builder.call(asm, [args[0], addr, args[3]])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    def make_store(name, value_types, constraint):
+        def typer(typingctx, dst, index, *values):
+            check_index(name, dst, index)
+            if len(values) != len(value_types):
+                raise TypingError(f"{name}: takes {len(value_types)} value(s); got {len(values)}")
+            sig = types.void(dst, index, *value_types)
+
+            def codegen(context, builder, sig, args):
+                addr = element_address(context, builder, sig.args[0], args[0], sig.args[1], args[1])
+                vals = list(args[2:])
+                irtys = [context.get_value_type(t) for t in value_types]
+                fnty = ir.FunctionType(ir.VoidType(), [i64] + irtys)
+                cons = ",".join(["l"] + [constraint] * len(vals) + ["~{memory}"])
+                asm = ir.InlineAsm(fnty, PTX[name], cons, side_effect=True)
+                builder.call(asm, [addr] + vals)
+                return context.get_dummy_value()
+
+            return sig, codegen
+
+        params = ", ".join(f"v{i}" for i in range(len(value_types)))
+        scope = {"_typer": typer}
+        exec(f"def {name}(typingctx, dst, index, {params}):\n    return _typer(typingctx, dst, index, {params})\n", scope)
+        return intrinsic(scope[name])
+
+    st_global_u32 = make_store("st_global_u32", (types.uint32,), "r")
+    st_global_v2_f32 = make_store("st_global_v2_f32", (types.float32, types.float32), "f")
+    return ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32
+
+
+def _sim_bindings():
+    from labkit.cuda import _twins
+    from labkit.errors import DeviceError
+
+    def source_bytes(src, index, what):
+        arr = _twins._unwrap(src)
+        off = _twins._flat_index(arr, index)
+        ptr = arr.__array_interface__["data"][0] + off
+        if ptr % 16:
+            raise DeviceError(f"{what}: the source address of index {index!r} is not 16-byte aligned")
+        root = _twins._root_array(arr)
+        start = ptr - root.__array_interface__["data"][0]
+        if start + 16 > root.nbytes:
+            raise DeviceError(f"{what}: 16 bytes at index {index!r} run past the end of the source array")
+        return _twins._bytes_of(root)[start:start + 16]
+
+    def ld_global_v4(src, index, pred):
+        raw = source_bytes(src, index, "ld_global_v4")
+        if not pred:
+            return (np.uint32(0),) * 4
+        return tuple(np.uint32(v) for v in raw.copy().view(np.uint32))
+
+    def st_shared_v4(addr, r0, r1, r2, r3):
+        addr = int(addr)
+        if addr % 16:
+            raise DeviceError(f"st_shared_v4: shared address {addr:#x} is not 16-byte aligned")
+        root, off = _twins._resolve(addr, 16, "st_shared_v4")
+        words = np.array([int(r) & 0xFFFFFFFF for r in (r0, r1, r2, r3)], np.uint32)
+        _twins._bytes_of(root)[off:off + 16] = words.view(np.uint8)
+
+    def cp_async_cg_16_zfill(dst, src, index, src_bytes):
+        n = int(src_bytes)
+        if not 0 <= n <= 16:
+            raise DeviceError(f"cp_async_cg_16_zfill: src_bytes must be 0..16; got {n}")
+        if n == 16:
+            _twins.cp_async_cg_16(dst, src, index)
+            return
+        dst = int(dst)
+        if dst % 16:
+            raise DeviceError(f"cp_async_cg_16_zfill: destination {dst:#x} is not 16-byte aligned")
+        staged = np.zeros(16, np.uint8)  # the source is read at issue, which PTX allows
+        staged[:n] = source_bytes(src, index, "cp_async_cg_16_zfill")[:n]
+        droot, doff = _twins._resolve(dst, 16, "cp_async_cg_16_zfill")
+        _twins._queue()["open"].append((staged, 0, droot, doff))
+
+    def store(what, dst, index, raw):
+        arr = _twins._unwrap(dst)
+        off = _twins._flat_index(arr, index)
+        ptr = arr.__array_interface__["data"][0] + off
+        if ptr % raw.nbytes:
+            raise DeviceError(f"{what}: the address of index {index!r} is not {raw.nbytes}-byte aligned")
+        root = _twins._root_array(arr)
+        start = ptr - root.__array_interface__["data"][0]
+        if start + raw.nbytes > root.nbytes:
+            raise DeviceError(f"{what}: {raw.nbytes} bytes at index {index!r} run past the end of the array")
+        _twins._bytes_of(root)[start:start + raw.nbytes] = raw.view(np.uint8)
+
+    def st_global_u32(dst, index, value):
+        store("st_global_u32", dst, index, np.array([int(value) & 0xFFFFFFFF], np.uint32))
+
+    def st_global_v2_f32(dst, index, v0, v1):
+        store("st_global_v2_f32", dst, index, np.array([v0, v1], np.float32))
+
+    return ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32
+
+
+_impl = _sim_bindings() if _numba_config.ENABLE_CUDASIM else _gpu_bindings()
+ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32 = _impl

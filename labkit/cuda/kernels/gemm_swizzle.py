@@ -1,0 +1,38 @@
+"""GEMM ladder, step 4: step 3 with ``Swizzle<3,3,3>`` shared memory.
+
+Everything is as in step 3 except where an element of a tile lives in shared memory:
+CuTe's ``composition(Swizzle<3,3,3>, (8,(8,8)):(8,(1,64)))`` atom, repeated down the rows
+(the layout of CUTLASS's ``sgemm_sm80``). Within each 8-row block, the 16-byte chunk
+``c`` of row ``r`` moves to slot ``r ^ c``, so the eight rows an ldmatrix phase reads, and
+the eight chunks eight threads store, land in eight different bank groups: no conflicts.
+
+>>> from labkit.cuda.kernels import gemm_swizzle
+>>> gemm_swizzle.CONFIG.swizzle, gemm_swizzle.CONFIG.bk
+(True, 64)
+"""
+
+import dataclasses
+
+from labkit.cuda.kernels import gemm_mma
+from labkit.cuda.kernels import gemm_tensorcore as tc
+
+__all__ = ["STEP", "CONFIG", "RULES", "launch", "source", "kernel_config"]
+
+STEP = "swizzle"
+CONFIG = dataclasses.replace(gemm_mma.CONFIG, swizzle=True)
+RULES = tc.RULES
+
+
+def source(acc="f32", arch=(8, 0)):
+    """The generated Python source of this step's kernel."""
+    return tc.kernel_source(CONFIG, acc, arch, "gemm_swizzle")
+
+
+def launch(A, B, C, acc, arch):
+    """Check the operands and return a no-argument function that launches the kernel once."""
+    return tc.launch(STEP, CONFIG, A, B, C, acc, arch, "gemm_swizzle")
+
+
+def kernel_config():
+    """(TileConfig, kernel name) of this step."""
+    return CONFIG, "gemm_swizzle"

@@ -1,0 +1,536 @@
+"""The tensor-core GEMM kernels of the ladder (steps 3-5), written out from a tile configuration.
+
+A :class:`TileConfig` says how a CTA tile of C is cut: ``bm x bn`` outputs and a ``bk`` slab
+of K per k-tile, ``warps_m x warps_n`` warps, each owning a ``(bm/warps_m) x (bn/warps_n)``
+warp tile made of 16x8 MMA atoms; how many shared-memory stages the k-tiles flow through;
+whether shared memory is swizzled; whether the next k-block's fragments load while this one's
+MMAs run; and the CTA raster. :func:`kernel_source` writes the Python source of the numba
+kernel for one configuration, accumulator and architecture, with every register a named
+local variable: the MMA loops are unrolled in the source itself, so no accumulator or
+fragment ever lives in an array (which would put it in local memory) and every shared-memory
+offset in the inner loop is a constant. Print the source to read the whole warp program.
+
+Shared memory holds, per stage, the A tile (bm x bk) then the B tile (bn x bk), both
+K-major. Unswizzled, element (r, k) sits at ``r*bk + k``; swizzled, at CuTe's
+``Swizzle<b,3,3> o (8,(8,2^b)):(8,(1,64))`` tiled over the rows (``b = log2(bk/8)``;
+``Swizzle<3,3,3>`` for ``bk = 64``, as in CUTLASS's ``sgemm_sm80``)::
+
+    offset(r, k) = (r // 8) * 8*bk + 64*(k // 8) + 8*((r % 8) ^ (k // 8)) + k % 8
+
+so the eight 16-byte rows one ldmatrix phase reads fall in eight different bank groups.
+
+Edges cost nothing in the main loop: rows of A (B) past M (N) are read from the last row
+instead (their products only reach rows or columns of C that are never stored), and the
+k-tiles start at column ``K - ktiles*bk <= 0``, so only the first one can be partial; its
+columns below 0 are zero-filled (``cp.async`` with a source size of 0).
+
+>>> cfg = TileConfig(bm=64, bn=64, bk=64, warps_m=2, warps_n=2, stages=1, swizzle=False,
+...                  double_buffer=False)
+>>> cfg.warp_tile, cfg.atoms, cfg.threads, cfg.smem_bytes((9, 0))
+((32, 32), (2, 4), 128, 16384)
+>>> swizzled_offset(9, 16, 64), swizzled_offset(1, 8, 64), plain_offset(9, 16, 64)
+(664, 64, 592)
+>>> src = kernel_source(cfg, "f32", (8, 0))
+>>> src.count("mma_m16n8k16_f32f16f16f32("), src.count("ldmatrix_x4(")
+(32, 16)
+"""
+
+from __future__ import annotations
+
+import functools
+import linecache
+from dataclasses import dataclass
+
+import numba
+from numba import cuda
+
+from labkit.cuda import ptx
+from labkit.cuda.kernels import gemm_ptx
+from labkit.cuda.kernels.gemm_common import ceil_div, check_operands, set_dynamic_shared
+from labkit.errors import DeviceError
+
+__all__ = [
+    "TileConfig",
+    "plain_offset",
+    "swizzled_offset",
+    "kernel_source",
+    "build_kernel",
+    "launch_config",
+    "RULES",
+    "launch",
+    "kernel_report",
+]
+
+
+def plain_offset(r, k, bk):
+    """Element offset of (row r, column k) in a row-major ``rows x bk`` tile."""
+    return r * bk + k
+
+
+def swizzled_offset(r, k, bk):
+    """Element offset of (row r, column k) under ``Swizzle<log2(bk/8),3,3>`` (see module text).
+
+    Row 1, column 8 of the bk=64 atom: 8*1 + 64*1 = 72 before the swizzle; bits 6-8 (1)
+    flip bits 3-5 (1), leaving 64.
+
+    >>> swizzled_offset(1, 8, 64)
+    64
+    """
+    c = k // 8
+    return (r // 8) * 8 * bk + 64 * c + 8 * ((r % 8) ^ c) + k % 8
+
+
+@dataclass(frozen=True)
+class TileConfig:
+    """How one CTA computes its tile of C (see the module text).
+
+    ``stages``: 1 means plain 16-byte loads into one shared buffer between two barriers;
+    2 or more means a ring of that many buffers filled by ``cp.async`` (sm_80+; on sm_75 the
+    kernel falls back to 1). ``double_buffer``: load k-block kk+1's fragments before
+    k-block kk's MMAs (needs ``stages >= 2``). ``group_m``: the CTA raster walks groups of
+    ``group_m`` tile rows column by column, so CTAs running together share A and B tiles
+    in L2 (1: row by row). ``cache``: ``"cg"`` copies bypass L1 (``cp.async.cg``), ``"ca"``
+    ones allocate in L1 (``cp.async.ca``), which CTAs on one multiprocessor can share.
+    ``max_registers``: a register cap for ptxas (None: its choice).
+    """
+
+    bm: int = 128
+    bn: int = 128
+    bk: int = 64
+    warps_m: int = 2
+    warps_n: int = 2
+    stages: int = 3
+    swizzle: bool = True
+    double_buffer: bool = True
+    group_m: int = 8
+    cache: str = "cg"
+    max_registers: int | None = None
+
+    def __post_init__(self):
+        def bad(rule):
+            raise DeviceError(f"config: {rule} ({self})")
+
+        if self.bk not in (16, 32, 64):
+            bad("bk must be 16, 32 or 64")
+        if self.bm % (16 * self.warps_m) or self.bn % (16 * self.warps_n):
+            bad("each warp tile must be a multiple of 16 rows (bm/warps_m) and 16 columns (bn/warps_n)")
+        if self.stages < 1 or self.group_m < 1:
+            bad("stages and group_m must be >= 1")
+        if self.cache not in ("ca", "cg"):
+            bad("cache must be 'ca' or 'cg'")
+        if self.double_buffer and self.stages < 2:
+            bad("double_buffer needs stages >= 2")
+        if self.double_buffer and (self.bk // 16) % 2:
+            bad("double_buffer needs an even number of k-blocks (bk/16)")
+        chunks = self.bk // 8
+        if self.threads % chunks or (self.threads // chunks) % 8:
+            bad("threads / (bk/8) must be a multiple of 8 rows (one copy pass)")
+        rows = self.threads // chunks
+        if self.bm % rows or self.bn % rows:
+            bad(f"bm and bn must be multiples of the {rows} rows one copy pass covers")
+
+    @property
+    def threads(self):
+        """Threads per CTA (32 per warp)."""
+        return 32 * self.warps_m * self.warps_n
+
+    @property
+    def warp_tile(self):
+        """(rows, columns) of C per warp."""
+        return self.bm // self.warps_m, self.bn // self.warps_n
+
+    @property
+    def atoms(self):
+        """(16-row, 8-column) MMA atoms per warp tile."""
+        wm, wn = self.warp_tile
+        return wm // 16, wn // 8
+
+    def stages_for(self, arch):
+        """Stages the kernel really uses on ``arch`` (cp.async needs sm_80)."""
+        return self.stages if tuple(arch) >= (8, 0) else 1
+
+    def stage_bytes(self):
+        """Bytes of one shared-memory stage (A tile, then B tile)."""
+        return (self.bm + self.bn) * self.bk * 2
+
+    def smem_bytes(self, arch):
+        """Dynamic shared memory of one CTA on ``arch``."""
+        return self.stages_for(arch) * self.stage_bytes()
+
+    def double_buffer_for(self, arch):
+        """Whether fragments are double-buffered on ``arch`` (only with a cp.async ring)."""
+        return self.double_buffer and self.stages_for(arch) >= 2
+
+
+class _Writer:
+    def __init__(self):
+        self.lines = []
+        self.depth = 1
+
+    def __call__(self, text=""):
+        self.lines.append(("    " * self.depth + text) if text else "")
+
+    def indent(self):
+        w = self
+
+        class _Block:
+            def __enter__(self):
+                w.depth += 1
+
+            def __exit__(self, *exc):
+                w.depth -= 1
+
+        return _Block()
+
+
+def _mma_names(acc, arch):
+    if tuple(arch) >= (8, 0):
+        return ("mma_m16n8k16_f32f16f16f32" if acc == "f32" else "mma_m16n8k16_f16f16f16f16"), 16
+    return ("mma_m16n8k8_f32f16f16f32" if acc == "f32" else "mma_m16n8k8_f16f16f16f16"), 8
+
+
+def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
+    """Python source of the kernel ``name(A, B, C, M, N, K)`` for ``cfg``, ``acc``, ``arch``.
+
+    A, B and C come flattened (1-D views of the row-major (M, K), (N, K) and (M, N)
+    arrays); C is float32 for ``acc="f32"``, uint16 (the bits of float16) for ``acc="f16"``. Shared memory is dynamic
+    (sized at launch), or a static array with ``static_smem=True`` (used under the
+    simulator, where a static array is one object that outlives every thread of the block).
+    """
+    arch = tuple(arch)
+    bm, bn, bk = cfg.bm, cfg.bn, cfg.bk
+    wtm, wtn = cfg.warp_tile
+    MI, NI = cfg.atoms
+    KK = bk // 16
+    T = cfg.threads
+    stages = cfg.stages_for(arch)
+    dbuf = cfg.double_buffer_for(arch)
+    SB = cfg.stage_bytes()
+    B_OFF = bm * bk * 2  # bytes from a stage's A tile to its B tile
+    chunks = bk // 8  # 16-byte chunks per row
+    rpp = T // chunks  # rows one copy pass covers
+    PA, PB = bm // rpp, bn // rpp
+    mma, mma_k = _mma_names(acc, arch)
+    offset = "swizzled_offset" if cfg.swizzle else "plain_offset"
+    w = _Writer()
+    L = w.lines
+    L.append(f"def {name}(A, B, C, M, N, K):")
+    w(f'"""{bm}x{bn}x{bk} CTA tile, {cfg.warps_m}x{cfg.warps_n} warps of {wtm}x{wtn}, '
+      f'{stages} stage(s), {"swizzled" if cfg.swizzle else "row-major"} shared memory, '
+      f'{mma} ({acc} accumulate)."""')
+    if static_smem:
+        w(f"smem = cuda.shared.array({cfg.smem_bytes(arch) // 2}, uint16)")
+    else:
+        w("smem = cuda.shared.array(0, uint16)")
+    w("# index arithmetic is held in int32/uint32 variables (numba would otherwise use int64)")
+    w("tid = int32(cuda.threadIdx.x)")
+    w("lane = int32(tid % 32)")
+    w("warp = int32(tid // 32)")
+    w(f"wm = int32(warp % {cfg.warps_m})")
+    w(f"wn = int32(warp // {cfg.warps_m})")
+    w("# CTA raster: groups of group_m tile rows, walked column by column")
+    w(f"tiles_m = int32((M + {bm - 1}) // {bm})")
+    w(f"tiles_n = int32((N + {bn - 1}) // {bn})")
+    w("pid = int32(cuda.blockIdx.x)")
+    w(f"per_group = int32({cfg.group_m} * tiles_n)")
+    w(f"first_m = int32((pid // per_group) * {cfg.group_m})")
+    w(f"rows_in_group = int32(min(tiles_m - first_m, {cfg.group_m}))")
+    w(f"m0 = int32((first_m + (pid % per_group) % rows_in_group) * {bm})")
+    w(f"n0 = int32(((pid % per_group) // rows_in_group) * {bn})")
+    w(f"interior = (m0 + {bm} <= M) and (n0 + {bn} <= N)")
+    w(f"ktiles = int32((K + {bk - 1}) // {bk})")
+    w("sbase = uint32(smem_addr(smem, 0))")
+    w(f"# copies: thread tid moves 16-byte chunk tid % {chunks} of rows tid // {chunks} + {rpp}*p")
+    w(f"crow = int32(tid // {chunks})")
+    w(f"cchunk = int32(tid % {chunks})")
+    w(f"st_a = uint32(sbase + 2 * {offset}(crow, 8 * cchunk, {bk}))")
+    w(f"st_b = uint32(st_a + {B_OFF})")
+    w("# row p of the copies: clamped to the last row of A (B), whose values then only reach")
+    w("# rows (columns) of C that are never stored")
+    w("a_left = int32(M - m0 - crow)")
+    w("b_left = int32(N - n0 - crow)")
+    w("a_idx = int32((m0 + crow) * K + 8 * cchunk)")
+    w("b_idx = int32((n0 + crow) * K + 8 * cchunk)")
+    for v, P in (("a", PA), ("b", PB)):
+        for p in range(P):
+            w(f"{v}_src{p} = int32({v}_idx + min({p * rpp}, {v}_left - 1) * K)")
+    w("# k-tiles: tile t covers columns k_first + t*bk ...; k_first <= 0, so only tile 0 can")
+    w("# be partial (columns < 0 are zero-filled) and every later tile is whole")
+    w(f"k_first = int32(K - ktiles * {bk})")
+    w("# ldmatrix row addresses: A rows wm*wtm + lane%16, chunk 2kk + lane//16;")
+    w("# B rows wn*wtn + lane%8 + 8*(lane//16), chunk 2kk + (lane//8)%2")
+    w(f"arow = int32(wm * {wtm} + lane % 16)")
+    w(f"brow = int32(wn * {wtn} + lane % 8 + 8 * (lane // 16))")
+    for kk in range(KK):
+        w(f"ld_a{kk} = uint32(sbase + 2 * {offset}(arow, {16 * kk} + 8 * (lane // 16), {bk}))")
+        w(f"ld_b{kk} = uint32(sbase + {B_OFF} + 2 * {offset}(brow, {16 * kk} + 8 * ((lane // 8) % 2), {bk}))")
+    zero = "float32(0.0)" if acc == "f32" else "uint32(0)"
+    nc = 4 if acc == "f32" else 2
+    w("# accumulators, one named register each")
+    for mi in range(MI):
+        w(" = ".join(f"c_{mi}_{ni}_{r}" for ni in range(NI) for r in range(nc)) + f" = {zero}")
+
+    operands = (("a", "A", PA, "st_a"), ("b", "B", PB, "st_b"))
+
+    def copy_tile(stage_expr, k_expr, async_, guarded):
+        """Copy the k-tile starting at column k_expr into the stage at byte offset stage_expr."""
+        if guarded:
+            w(f"kok = {k_expr} + 8 * cchunk >= 0")
+            w(f"kcl = max({k_expr}, -8 * cchunk)")
+        for v, src, P, st in operands:
+            for p in range(P):
+                dst = f"uint32({st} + {stage_expr} + {2 * p * rpp * bk})"
+                at = f"int32({v}_src{p} + {'kcl' if guarded else k_expr})"
+                if async_ and guarded:
+                    w(f"cp_async_cg_16_zfill({dst}, {src}, {at}, uint32(16) if kok else uint32(0))")
+                elif async_:
+                    copy = "cp_async_cg_16" if cfg.cache == "cg" else "cp_async_16"
+                    w(f"{copy}({dst}, {src}, {at})")
+                else:
+                    w(f"v{v}{p} = ld_global_v4({src}, {at}, {'kok' if guarded else 'True'})")
+        if not async_:
+            for v, src, P, st in operands:
+                for p in range(P):
+                    w(f"st_shared_v4(uint32({st} + {2 * p * rpp * bk}), v{v}{p}[0], v{v}{p}[1], "
+                      f"v{v}{p}[2], v{v}{p}[3])")
+
+    def load_frags(kk, buf, stage_expr):
+        for mi in range(MI):
+            regs = ", ".join(f"a{buf}_{mi}_{r}" for r in range(4))
+            w(f"{regs} = ldmatrix_x4(uint32(ld_a{kk} + {stage_expr} + {2 * mi * 16 * bk}))")
+        for nj in range(NI // 2):
+            regs = f"b{buf}_{2 * nj}_0, b{buf}_{2 * nj}_1, b{buf}_{2 * nj + 1}_0, b{buf}_{2 * nj + 1}_1"
+            w(f"{regs} = ldmatrix_x4(uint32(ld_b{kk} + {stage_expr} + {2 * nj * 16 * bk}))")
+
+    def mmas(buf):
+        for mi in range(MI):
+            cols = range(NI) if mi % 2 == 0 else range(NI - 1, -1, -1)  # serpentine: reuse B
+            for ni in cols:
+                c = ", ".join(f"c_{mi}_{ni}_{r}" for r in range(nc))
+                a = [f"a{buf}_{mi}_{r}" for r in range(4)]
+                b = [f"b{buf}_{ni}_{r}" for r in range(2)]
+                if mma_k == 16:
+                    w(f"{c} = {mma}({', '.join(a + b)}, {c})")
+                else:  # two m16n8k8: k 0-7 from (a0, a1, b0), k 8-15 from (a2, a3, b1)
+                    w(f"{c} = {mma}({a[0]}, {a[1]}, {b[0]}, {c})")
+                    w(f"{c} = {mma}({a[2]}, {a[3]}, {b[1]}, {c})")
+
+    if stages == 1:
+        w("for kt in range(ktiles):")
+        with w.indent():
+            w("cuda.syncthreads()  # every warp is done with the previous k-tile")
+            w(f"k0 = int32(k_first + kt * {bk})")
+            copy_tile("0", "k0", async_=False, guarded=True)
+            w("cuda.syncthreads()")
+            for kk in range(KK):
+                load_frags(kk, 0, "0")
+                mmas(0)
+    else:
+        last = (stages - 1) * SB
+        w(f"# prologue: k-tiles 0..{stages - 2} in flight")
+        for s in range(stages - 1):
+            w(f"if {s} < ktiles:")
+            with w.indent():
+                copy_tile(str(s * SB), f"k_first + {s * bk}", async_=True, guarded=(s == 0))
+            w("cp_async_commit_group()")
+        w(f"cp_async_wait_group({stages - 2})")
+        w("cuda.syncthreads()")
+        w("rd = uint32(0)")
+        w(f"wr = uint32({last})")
+        w(f"kload = int32(k_first + {(stages - 1) * bk})")
+        if dbuf:
+            load_frags(0, 0, "rd")
+        w("for kt in range(ktiles):")
+        with w.indent():
+            for kk in range(KK):
+                w(f"# k-block {kk}")
+                if dbuf:
+                    if kk == KK - 1:
+                        w(f"cp_async_wait_group({stages - 2})  # k-tile kt+1 has landed")
+                        w("cuda.syncthreads()")
+                        w(f"rd = uint32(0) if rd == {last} else uint32(rd + {SB})")
+                    load_frags((kk + 1) % KK, (kk + 1) % 2, "rd")
+                else:
+                    load_frags(kk, 0, "rd")
+                if kk == 0:
+                    w("if kload < K:")
+                    with w.indent():
+                        copy_tile("wr", "kload", async_=True, guarded=False)
+                    w("cp_async_commit_group()")
+                    w(f"wr = uint32(0) if wr == {last} else uint32(wr + {SB})")
+                    w(f"kload = int32(kload + {bk})")
+                mmas(kk % 2 if dbuf else 0)
+            if not dbuf:
+                w(f"cp_async_wait_group({stages - 2})")
+                w("cuda.syncthreads()")
+                w(f"rd = uint32(0) if rd == {last} else uint32(rd + {SB})")
+    w("# epilogue: atom (mi, ni) holds rows g, g+8 and columns 2q, 2q+1 of its 16x8 block;")
+    w("# C is flat, indexed with unsigned int32 (no negative-index fix-up)")
+    w(f"erow = int32(m0 + wm * {wtm} + lane // 4)")
+    w(f"ecol = int32(n0 + wn * {wtn} + 2 * (lane % 4))")
+    w("ebase = int32(erow * N + ecol)")
+
+    def value(mi, ni, half, j):
+        if acc == "f32":
+            return f"c_{mi}_{ni}_{2 * half + j}"
+        return f"uint16(c_{mi}_{ni}_{half} & 0xFFFF)" if j == 0 else f"uint16(c_{mi}_{ni}_{half} >> 16)"
+
+    w("if interior and N % 2 == 0:  # pairs of columns are 4- (f16) or 8-byte (f32) aligned")
+    with w.indent():
+        for mi in range(MI):
+            for half in range(2):
+                for ni in range(NI):
+                    at = f"int32(ebase + {mi * 16 + 8 * half} * N + {ni * 8})"
+                    if acc == "f32":
+                        w(f"st_global_v2_f32(C, {at}, c_{mi}_{ni}_{2 * half}, c_{mi}_{ni}_{2 * half + 1})")
+                    else:
+                        w(f"st_global_u32(C, {at}, c_{mi}_{ni}_{half})")
+    w("else:")
+    with w.indent():
+        for mi in range(MI):
+            for half in range(2):
+                w(f"if erow + {mi * 16 + 8 * half} < M:")
+                with w.indent():
+                    for ni in range(NI):
+                        at = f"ebase + {mi * 16 + 8 * half} * N + {ni * 8}"
+                        w(f"if ecol + {ni * 8} < N:")
+                        w(f"    C[uint32({at})] = {value(mi, ni, half, 0)}")
+                        w(f"if ecol + {ni * 8 + 1} < N:")
+                        w(f"    C[uint32({at} + 1)] = {value(mi, ni, half, 1)}")
+    return "\n".join(L) + "\n"
+
+
+def _namespace():
+    return {
+        "cuda": cuda,
+        "uint16": numba.uint16,
+        "uint32": numba.uint32,
+        "int32": numba.int32,
+        "float32": numba.float32,
+        "min": min,
+        "max": max,
+        "plain_offset": _jit_offset(plain_offset),
+        "swizzled_offset": _jit_offset(swizzled_offset),
+        "smem_addr": ptx.smem_addr,
+        "ldmatrix_x4": ptx.ldmatrix_x4,
+        "mma_m16n8k16_f32f16f16f32": ptx.mma_m16n8k16_f32f16f16f32,
+        "mma_m16n8k16_f16f16f16f16": ptx.mma_m16n8k16_f16f16f16f16,
+        "mma_m16n8k8_f32f16f16f32": ptx.mma_m16n8k8_f32f16f16f32,
+        "mma_m16n8k8_f16f16f16f16": ptx.mma_m16n8k8_f16f16f16f16,
+        "cp_async_commit_group": ptx.cp_async_commit_group,
+        "cp_async_cg_16": ptx.cp_async_cg_16,
+        "cp_async_16": ptx.cp_async_16,
+        "cp_async_wait_group": ptx.cp_async_wait_group,
+        "cp_async_cg_16_zfill": gemm_ptx.cp_async_cg_16_zfill,
+        "ld_global_v4": gemm_ptx.ld_global_v4,
+        "st_shared_v4": gemm_ptx.st_shared_v4,
+        "st_global_u32": gemm_ptx.st_global_u32,
+        "st_global_v2_f32": gemm_ptx.st_global_v2_f32,
+    }
+
+
+@functools.lru_cache(maxsize=None)
+def _jit_offset(fn):
+    if ptx.SIMULATED:
+        return fn
+    return cuda.jit(device=True, inline="always")(fn)
+
+
+@functools.lru_cache(maxsize=None)
+def build_kernel(cfg, acc, arch, name="gemm_tc"):
+    """Compile-on-first-launch numba kernel for ``cfg``, ``acc`` ("f32"/"f16") and ``arch``."""
+    src = kernel_source(cfg, acc, tuple(arch), name, static_smem=ptx.SIMULATED)
+    filename = f"<labkit gemm {name} {cfg.bm}x{cfg.bn}x{cfg.bk} {acc} sm_{arch[0]}{arch[1]}>"
+    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
+    scope = _namespace()
+    exec(compile(src, filename, "exec"), scope)
+    options = dict(fastmath=True, lineinfo=False)
+    if cfg.max_registers:
+        options["max_registers"] = cfg.max_registers
+    if ptx.SIMULATED:
+        return cuda.jit(scope[name])
+    return cuda.jit(**options)(scope[name])
+
+
+#: operand rules of the tensor-core steps: ldmatrix/mma need sm_75; rows of A and B are
+#: copied 16 bytes at a time, so K % 8 == 0 and 16-byte-aligned pointers
+RULES = dict(min_arch=(7, 5), k_multiple=8, align_bytes=16)
+
+
+def launch_config(cfg, M, N, arch):
+    """(grid, block, dynamic shared bytes) for an M x N output."""
+    return (ceil_div(M, cfg.bm) * ceil_div(N, cfg.bn),), (cfg.threads,), cfg.smem_bytes(arch)
+
+
+def launch(step, cfg, A, B, C, acc, arch, name="gemm_tc"):
+    """Check operands for ``step`` and return a no-argument function launching ``cfg``'s kernel."""
+    import numpy as np
+
+    M, N, K = check_operands(step, A, B, C, acc, arch, **RULES)
+    for operand, rows, tile in (("A", M, cfg.bm), ("B", N, cfg.bn)):
+        if (rows + tile) * K > 2**31 - 1:
+            raise DeviceError(f"{operand}: ({rows} + {tile}) * K = {(rows + tile) * K} is over the "
+                              "int32 index range (2**31 - 1) the kernel computes in")
+    kernel = build_kernel(cfg, acc, tuple(arch), name)
+    grid, block, smem = launch_config(cfg, M, N, arch)
+    A1, B1 = A.reshape(M * K), B.reshape(N * K)
+    Cv = (C if acc == "f32" else C.view(np.uint16)).reshape(M * N)
+    args = (A1, B1, Cv, np.int32(M), np.int32(N), np.int32(K))
+    if not ptx.SIMULATED:
+        kernel.compile(tuple(numba.typeof(a) for a in args))
+        set_dynamic_shared(kernel, smem)
+    configured = kernel[grid, block, 0, 0 if ptx.SIMULATED else smem]
+    return lambda: configured(*args)
+
+
+def _disassembler():
+    import os
+    import shutil
+
+    for tool in ("cuobjdump", "nvdisasm"):
+        path = shutil.which(tool)
+        if path is None:
+            home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+            candidate = os.path.join(home, "bin", tool)
+            path = candidate if os.path.exists(candidate) else None
+        if path:
+            return tool, path
+    return None, None
+
+
+def kernel_report(cfg, acc, arch, name="gemm_tc", sass_path=None):
+    """Registers, local memory (spills), shared memory and SASS instruction mix of a kernel.
+
+    The kernel must have been launched (compiled) already. The SASS comes from
+    ``cuobjdump -sass`` (or ``nvdisasm``) when one is on the PATH; ``sass_path`` keeps it.
+    """
+    import subprocess
+    import tempfile
+
+    from labkit.cuda.kernels.gemm_common import instruction_mix
+
+    kernel = build_kernel(cfg, acc, tuple(arch), name)
+    if not kernel.overloads:
+        raise DeviceError(f"kernel: {name} has not been compiled yet; launch it first")
+    compiled = next(iter(kernel.overloads.values()))
+    cufunc = compiled._codelibrary.get_cufunc()
+    attrs = cufunc.attrs
+    report = dict(regs=attrs.regs, local_bytes=attrs.local, static_smem=attrs.shared,
+                  dynamic_smem=cfg.smem_bytes(arch), threads=cfg.threads, mix={}, sass="")
+    report["ctas_per_sm"] = cuda.current_context().get_active_blocks_per_multiprocessor(
+        cufunc, cfg.threads, cfg.smem_bytes(arch))
+    tool, path = _disassembler()
+    if tool is not None:
+        cubin = compiled._codelibrary.get_cubin()
+        cubin = getattr(cubin, "code", cubin)  # cuda.core's ObjectCode, or bytes
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+            f.write(bytes(cubin))
+            f.flush()
+            args = [path, "-sass", f.name] if tool == "cuobjdump" else [path, f.name]
+            done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+        report["sass"] = done.stdout
+        report["mix"] = dict(instruction_mix(done.stdout))
+        if sass_path:
+            with open(sass_path, "w") as out:
+                out.write(done.stdout)
+    return report

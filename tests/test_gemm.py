@@ -1,0 +1,266 @@
+"""The GEMM ladder (labkit.cuda.kernels.gemm*): operand checks, shared-memory layouts,
+the generated tensor-core kernels, and every step's result against a float64 reference.
+
+Expected values come from CuTe's definitions (Swizzle<3,3,3> through labkit.layout), the
+shared-memory bank rule (8 slots of 16 bytes per 128-byte wavefront), the PTX operand rules,
+and float64 products of the same fp16 inputs. The simulator runs in a child Python
+(``NUMBA_ENABLE_CUDASIM=1`` must be set before numba is imported).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from labkit.cuda.kernels import gemm, gemm_pipeline
+from labkit.cuda.kernels import gemm_tensorcore as tc
+from labkit.cuda.kernels.gemm_common import (
+    check_operands,
+    instruction_mix,
+    reference,
+    relative_error,
+    tolerance,
+)
+from labkit.errors import DeviceError
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+# ---------------------------------------------------------------------------------------------
+# operand checks: before any launch, with a message naming the argument
+
+
+def _ab(M=64, N=32, K=64, dtype=np.float16):
+    return np.zeros((M, K), dtype), np.zeros((N, K), dtype)
+
+
+@pytest.mark.parametrize(
+    ("step", "A", "B", "acc", "arch", "needle"),
+    [
+        ("naive", *_ab(dtype=np.float32), "f32", (9, 0), "A: must be float16"),
+        ("naive", np.zeros((4, 8), np.float16), np.zeros((3, 9), np.float16), "f32", (9, 0), "B: must be (N, K)"),
+        ("naive", np.zeros((4, 8, 1), np.float16), np.zeros((3, 8), np.float16), "f32", (9, 0), "A: must be 2-D"),
+        ("naive", *_ab(), "f64", (9, 0), "acc: must be one of"),
+        ("mma", *_ab(K=60), "f32", (9, 0), "K: step 'mma' needs K to be a multiple of 8"),
+        ("pipeline", *_ab(), "f32", (7, 0), "arch: step 'pipeline' needs compute capability >= sm_75"),
+        ("smem", np.zeros((0, 8), np.float16), np.zeros((3, 8), np.float16), "f32", (9, 0), "M: must be >= 1"),
+    ],
+)
+def test_bad_operands_are_refused_before_launch(step, A, B, acc, arch, needle):
+    with pytest.raises(DeviceError) as e:
+        gemm.gemm(A, B, step=step, acc=acc, arch=arch)
+    assert needle in str(e.value)
+
+
+def test_non_k_major_and_wrong_c_are_refused():
+    A, B = _ab()
+    with pytest.raises(DeviceError, match="A: must be row-major"):
+        check_operands("mma", np.asfortranarray(A), B, None, "f32", (9, 0), min_arch=(7, 5))
+    with pytest.raises(DeviceError, match="C: acc='f16' writes float16"):
+        check_operands("mma", A, B, np.zeros((64, 32), np.float32), "f16", (9, 0), min_arch=(7, 5))
+    with pytest.raises(DeviceError, match=r"C: must be \(M, N\) = \(64, 32\)"):
+        check_operands("mma", A, B, np.zeros((32, 64), np.float32), "f32", (9, 0), min_arch=(7, 5))
+    with pytest.raises(DeviceError, match="step: must be one of"):
+        gemm.step_module("cublas")
+
+
+def test_tile_config_rules():
+    with pytest.raises(DeviceError, match="bk must be"):
+        tc.TileConfig(bk=48)
+    with pytest.raises(DeviceError, match="double_buffer needs stages >= 2"):
+        tc.TileConfig(stages=1, double_buffer=True)
+    with pytest.raises(DeviceError, match="multiple of 16"):
+        tc.TileConfig(bm=96, warps_m=4)
+    with pytest.raises(DeviceError, match="config: must be a TileConfig"):
+        gemm_pipeline.source(config="huge")
+
+
+# ---------------------------------------------------------------------------------------------
+# shared-memory layouts
+
+
+def test_swizzled_offset_is_cutes_swizzle_333_sgemm_sm80_layout():
+    import labkit as lk
+
+    atom = lk.composition(lk.Swizzle(3, 3, 3), lk.make_layout((8, (8, 8)), (8, (1, 64))))
+    for r in range(128):
+        for k in range(64):
+            # tile_to_shape((128, 64)) repeats the 8x64 atom down the rows, 512 elements apart
+            assert tc.swizzled_offset(r, k, 64) == 512 * (r // 8) + atom(r % 8, k)
+
+
+def _ldmatrix_wavefronts(offset, bk, rows=16):
+    """Worst number of 128-byte wavefronts one 8-row ldmatrix phase needs (1 = conflict-free).
+
+    Eight lanes each give a 16-byte row; shared memory serves 8 distinct 16-byte slots of a
+    128-byte line per wavefront, so rows in the same slot serialize.
+    """
+    worst = 1
+    for r0 in range(0, rows, 8):
+        for chunk in range(bk // 8):
+            slots = [(2 * offset(r0 + i, 8 * chunk, bk) // 16) % 8 for i in range(8)]
+            worst = max(worst, max(slots.count(s) for s in set(slots)))
+    return worst
+
+
+@pytest.mark.parametrize("bk", [32, 64])
+def test_swizzle_makes_ldmatrix_conflict_free(bk):
+    assert _ldmatrix_wavefronts(tc.swizzled_offset, bk) == 1
+    # row-major: rows bk halves apart share a slot, 8 ways for 128-byte rows, 4 for 64-byte
+    assert _ldmatrix_wavefronts(tc.plain_offset, bk) == {64: 8, 32: 4}[bk]
+
+
+def test_swizzled_offsets_are_a_permutation():
+    for bk in (32, 64):
+        offs = sorted(tc.swizzled_offset(r, k, bk) for r in range(64) for k in range(bk))
+        assert offs == list(range(64 * bk))
+
+
+# ---------------------------------------------------------------------------------------------
+# generated kernels
+
+
+@pytest.mark.parametrize(
+    ("cfg", "arch", "acc", "per_kblock"),
+    [
+        # 2x2 warps of 64x64: 4x8 atoms, one m16n8k16 each per 16-deep k-block
+        (gemm_pipeline.CONFIGS["128x128x64s3"], (8, 0), "f32", 32),
+        # sm_75: each k16 step is two m16n8k8
+        (gemm_pipeline.CONFIGS["128x128x64s3"], (7, 5), "f16", 64),
+        # step 3: 2x2 warps of 32x32: 2x4 atoms
+        (gemm.step_module("mma").CONFIG, (8, 0), "f32", 8),
+    ],
+)
+def test_kernel_source_unrolls_every_mma(cfg, arch, acc, per_kblock):
+    src = tc.kernel_source(cfg, acc, arch, "k")
+    compile(src, "<k>", "exec")
+    kblocks = cfg.bk // 16
+    name = tc._mma_names(acc, arch)[0]
+    assert src.count(f"{name}(") == per_kblock * kblocks
+    uses_async = cfg.stages_for(arch) >= 2
+    assert ("cp_async_cg_16(" in src) == uses_async
+    assert ("ld_global_v4(" in src) == (not uses_async)
+    assert "cuda.local.array" not in src  # every register is a named scalar
+
+
+def test_default_pipeline_copies_through_l1():
+    # cp.async.ca (L1-allocating, CUTLASS's SM80_CP_ASYNC_CACHEALWAYS) in the main loop; only
+    # the first, possibly partial k-tile uses the zero-filling cp.async.cg form
+    cfg = gemm_pipeline.CONFIGS[gemm_pipeline.DEFAULT]
+    per_tile = (cfg.bm + cfg.bn) * cfg.bk // 8 // cfg.threads  # 16-byte copies per thread
+    src = gemm_pipeline.source("f32", (9, 0))
+    # prologue tiles 1 .. stages-2 and the main loop's tile, whole: .ca
+    assert src.count("cp_async_16(") == per_tile * (cfg.stages - 1)
+    assert "cp_async_cg_16(" not in src
+    assert src.count("cp_async_cg_16_zfill(") == per_tile
+
+
+def test_sm75_falls_back_to_one_stage():
+    cfg = gemm_pipeline.CONFIGS[gemm_pipeline.DEFAULT]
+    assert cfg.stages_for((7, 5)) == 1 and cfg.stages_for((9, 0)) == 3
+    assert cfg.smem_bytes((9, 0)) == 3 * (128 + 128) * 64 * 2
+
+
+def test_instruction_mix_counts_opcodes():
+    text = "\n".join([
+        "        /*0000*/                   HMMA.16816.F32 R4, R8, R12, R4 ;",
+        "        /*0010*/              @!P1 LDGSTS.E.BYPASS.LTC128B.128 [R1], desc[UR4][R2.64] ;",
+        "        /*0020*/                   LDSM.16.M88.4 R8, [R3] ;",
+        "        /* 0x000fe20000000f00 */",
+    ])
+    assert instruction_mix(text) == {"HMMA": 1, "LDGSTS": 1, "LDSM": 1}
+
+
+def test_tolerance_model():
+    # f32: u = 2**-24, linear in K; f16: u = 2**-11, grows like sqrt(K)
+    assert tolerance("f32", 64) == pytest.approx(2.0**-24 * 10)
+    assert tolerance("f16", 6 * 64) == pytest.approx(2.0**-11 * 26)
+    ref = reference(np.ones((2, 3), np.float16), np.ones((4, 3), np.float16))
+    assert ref.shape == (2, 4) and np.all(ref == 3.0)
+    assert relative_error(np.full((2, 4), np.nan), ref) == float("inf")
+
+
+# ---------------------------------------------------------------------------------------------
+# every step through the CUDA simulator (child process)
+
+SIM_SCRIPT = r"""
+import json, time
+import numpy as np
+from labkit.cuda import simulate_sm
+from labkit.cuda.kernels import gemm, gemm_pipeline
+from labkit.cuda.kernels import gemm_tensorcore as tc
+
+gemm_pipeline.CONFIGS["small"] = tc.TileConfig(bm=32, bn=32, bk=32, warps_m=1, warps_n=1, stages=3, group_m=2)
+cases = json.loads(__import__("sys").argv[1])
+out = []
+for step, M, N, K, acc, sm, config in cases:
+    opts = {"config": config} if config else {}
+    t = time.time()
+    with simulate_sm(sm):
+        err, tol = gemm.check(step, M, N, K, acc=acc, seed=len(out), **opts)
+    out.append([step, M, N, K, acc, sm, config, err, tol, time.time() - t])
+print(json.dumps(out))
+"""
+
+# (step, M, N, K, acc, sm, pipeline config): tails in M, N and K, both accumulators, sm_75 paths
+SIM_CASES = [
+    ("naive", 33, 17, 20, "f32", 80, None),
+    ("naive", 9, 12, 31, "f16", 80, None),
+    ("smem", 70, 37, 45, "f32", 80, None),
+    ("smem", 65, 64, 33, "f16", 80, None),
+    ("mma", 40, 24, 72, "f32", 80, None),
+    ("mma", 40, 24, 72, "f16", 75, None),
+    ("swizzle", 64, 64, 64, "f16", 80, None),
+    ("swizzle", 40, 24, 72, "f32", 75, None),
+    ("pipeline", 64, 64, 104, "f32", 80, "small"),  # interior tiles, even N: vector stores
+    ("pipeline", 70, 45, 104, "f16", 80, "small"),  # edge tiles, odd N
+    ("pipeline", 45, 64, 40, "f32", 75, "small"),  # sm_75: plain loads, m16n8k8
+    ("pipeline", 128, 128, 128, "f32", 80, None),  # the ladder's default 128x128x64, 3 stages
+]
+
+
+@pytest.fixture(scope="module")
+def sim_results():
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", PYTHONPATH=str(REPO))
+    done = subprocess.run([sys.executable, "-c", SIM_SCRIPT, json.dumps(SIM_CASES)], env=env, cwd=REPO,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+@pytest.mark.parametrize("case", range(len(SIM_CASES)), ids=lambda i: "-".join(map(str, SIM_CASES[i][:6])))
+def test_step_matches_float64_reference_in_simulator(sim_results, case):
+    step, M, N, K, acc, sm, config, err, tol, seconds = sim_results[case]
+    assert [step, M, N, K, acc, sm, config] == list(SIM_CASES[case])
+    assert err <= tol, f"relative error {err:.3g} over {tol:.3g}"
+
+
+# ---------------------------------------------------------------------------------------------
+# on a GPU
+
+
+GPU_SHAPES = [(257, 263, 136), (512, 512, 512), (1000, 776, 1032)]
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("step", gemm.STEPS)
+@pytest.mark.parametrize("acc", ["f32", "f16"])
+def test_step_on_gpu(step, acc):
+    for M, N, K in GPU_SHAPES:
+        err, tol = gemm.check(step, M, N, K, acc=acc)
+        assert err <= tol, f"{step} {acc} {M}x{N}x{K}: relative error {err:.3g} over {tol:.3g}"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", sorted(gemm_pipeline.CONFIGS))
+def test_pipeline_configs_on_gpu_without_spills(config):
+    err, tol = gemm.check("pipeline", 520, 392, 776, acc="f32", config=config)
+    assert err <= tol
+    rep = gemm.kernel_report("pipeline", "f32", config=config)
+    assert rep["local_bytes"] == 0, f"{config}: {rep['local_bytes']} bytes of local memory (spills)"
