@@ -264,3 +264,13 @@ def test_pipeline_configs_on_gpu_without_spills(config):
     assert err <= tol
     rep = gemm.kernel_report("pipeline", "f32", config=config)
     assert rep["local_bytes"] == 0, f"{config}: {rep['local_bytes']} bytes of local memory (spills)"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("step", ["mma", "swizzle", "pipeline"])
+def test_sm75_code_path_on_gpu(step):
+    # The T4 fallback (m16n8k8, plain loads instead of cp.async) uses only sm_75 instructions,
+    # so any newer GPU runs it too.
+    for M, N, K in GPU_SHAPES[:2]:
+        err, tol = gemm.check(step, M, N, K, acc="f32", arch=(7, 5))
+        assert err <= tol, f"{step} sm_75 path {M}x{N}x{K}: relative error {err:.3g} over {tol:.3g}"
