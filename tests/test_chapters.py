@@ -1,0 +1,218 @@
+"""Chapters 1-4 of the book run and show the facts of the seeds, and their graded exercises hold.
+
+Each chapter page (a MyST notebook) is executed with jupytext + nbclient; its printed output
+must contain the values the seeds, CuTe or the PTX ISA give (the expected strings below are
+written from those sources, not from running labkit). The otter masters of chapters 2-4 are
+assigned with ``otter assign`` (which fails when a solution fails its tests); the committed
+learner notebooks must match them, and a blank learner notebook must score zero.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import jupytext
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+REPO = Path(__file__).resolve().parents[1]
+BOOK = REPO / "book"
+PAGES = ["01_shape_stride", "02_tiling", "03_named_axes", "04_replication_offset"]
+EXERCISES = {"02_tiling": 5, "03_named_axes": 5, "04_replication_offset": 5}
+
+# What each page must print: (how a code cell starts, text that cell's output contains).
+FACTS = {
+    "01_shape_stride": [
+        # a dynamic shape gets CuTe's LayoutLeft stride with a static unit stride first
+        ("print(lk.make_layout((4, 8)))", "(4,8):(_1,4)\n(_4,_8):(_1,_4)"),
+        # flat index 13 of shape (4,8) is (13 % 4, 13 // 4); NumPy order would give (1, 5)
+        ('print("CuTe, colexicographic:", lk.idx2crd(13, (4, 8)))', "(1, 3)"),
+        ('print("CuTe, colexicographic:", lk.idx2crd(13, (4, 8)))', "(1, 5)"),
+        # seed 000, section 3: a static zero stride is a broadcast, a dynamic one is not
+        ("atom_shape = (lk.S(2), lk.S(2), lk.S(2))", "block (_2,_2,_2):(_1,_0,_2)"),
+        ("atom_shape = (lk.S(2), lk.S(2), lk.S(2))", "block (_2,_2,_2):(_1,_2,_4)"),
+        # CuTe merges modes only when it can prove it at compile time
+        ("print(lk.coalesce(lk.make_layout((lk.S(4), lk.S(8)), (lk.S(1), lk.S(4)))))",
+         "_32:_1\n(4,8):(1,4)\n(_4,_8):(_8,_1)"),
+        # seed 001: arange(12).reshape(3, 4) has strides (4, 1); its transpose (1, 4), same storage
+        ("t = np.arange(12).reshape(3, 4)", "(3, 4) (4, 1)"),
+        ("tt = t.T", "(4, 3) (1, 4)\nTrue"),
+        # S[(4,4):(4,1)] read colexicographically is S[(4,4):(1,4)]
+        ("same = lk.axe_from_cute(cute)", "S[(4,4):(1,4)]\nTrue"),
+    ],
+    "02_tiling": [
+        # seed 001: the 8x8 matrix in 2x4 tiles
+        ("tiled = lk.tiled_layout(matrix_shape=(8, 8), tile_shape=(2, 4))", "S[(4,2,2,4):(16,4,8,1)]"),
+        # (2,5): x = 21 = (1,0,1,1) -> 16 + 8 + 1 = 25
+        ("for i, j in [(2, 5), (4, 5)]:", "element (2, 5): x = 21, digits (1, 0, 1, 1), address 25"),
+        # the same map on coordinates, CuTe order inside each mode
+        ("cute_tiled = lk.make_layout(", "((_2,_4),(_4,_2)):((_4,_16),(_1,_8))\nTrue"),
+        ("cute_flat = lk.make_layout(", "(_4,_2,_2,_4):(_1,_8,_4,_16)\nTrue"),
+        # CuTe's composition example (layout algebra documentation)
+        ('A = lk.parse_layout("(_6,_2):(_8,_2)")', "((_2,_2),_3):((_24,_2),_8)\nTrue"),
+        # tile (1,1) of the row-major matrix starts at row 2, column 4
+        ("Z = lk.zipped_divide(M88, tile)", "starts at offset 20"),
+        # blocked_product of the row-major tile by the row-major tile order is the seed's storage
+        ('block = lk.parse_layout("(_2,_4):(_4,_1)")', "((_2,_4),(_4,_2)):((_4,_16),(_1,_8)) True"),
+        # seed 000: rest (4,(2,2)):(1,(4,8)) from order (_2048,(144,288)); the fragment tCrA
+        ("rest_shape = (S(4), (S(2), S(2)))", "(_4,(_2,_2)):(_1,(_4,_8))"),
+        ("block8 = lk.parse_layout(", "((_2,_2,_2),_4,(_2,_2)):((_1,_2,_4),_8,(_32,_64))"),
+    ],
+    "03_named_axes": [
+        ("acc = lk.tmem_accumulator_layout(m=128, n=256)", "S[(128,256):(1@TLane,1@TCol)]"),
+        # seed 001: element (5,3) of the m8n8 fragment is index 43, lane 21, slot 1
+        ("frag = lk.m8n8_fragment_layout()", "S[(8,4,2):(4@laneid,1@laneid,1@reg)]"),
+        ("frag = lk.m8n8_fragment_layout()", "element (5, 3): x = 43"),
+        ("frag = lk.m8n8_fragment_layout()", "{'laneid': 21, 'reg': 1}"),
+        ('held = frag.backward({"laneid": 21})', "lane 21 holds [(5, 2), (5, 3)]"),
+        # seed 000: A(0,9) is held by lane 0 in slot 5
+        ('atom16 = lk.mma_atom("SM80_16x8x16_F16F16F16F16_TN")', "A(0, 9) -> [{'reg': 5, 'laneid': 0}]"),
+        ("frag_B = lk.axe_from_tv(tv_B, (8, 8))", "True"),
+    ],
+    "04_replication_offset": [
+        # the block-scaled product agrees with the blockwise sum exactly
+        ("rng = np.random.default_rng(7)", "largest difference: 0.0"),
+        ("print(sfa_tmem)", "S[(4,32,4):(1@TCol,1@TLane,1@byte)] + R[4:32@TLane]"),
+        # seed 001: SFA[64,2] at (0,2,2), (32,2,2), (64,2,2), (96,2,2)
+        ("print(sfa_tmem)", "[(0, 2, 2), (32, 2, 2), (64, 2, 2), (96, 2, 2)]"),
+        # seed 001: element (1,2,3) on gpuid_y 1 at local offset 19; replica on both gpuid_x,
+        # offset only on gpuid_x 1
+        ('base_mesh = lk.parse_axe("S[(2,4,8):(1@gpuid_y,8@m,1@m)]")', "{'gpuid_y': 1, 'm': 19}"),
+        ("replica = base_mesh.with_replica(", "+ R[2:1@gpuid_x]  (1, 2, 3) -> [(0, 1, 19), (1, 1, 19)]"),
+        ("replica = base_mesh.with_replica(", "+ O[1@gpuid_x]    (1, 2, 3) -> [(1, 1, 19)]"),
+    ],
+}
+
+
+def page_path(name: str) -> Path:
+    return BOOK / f"{name}.md"
+
+
+@pytest.fixture(scope="module", params=PAGES)
+def executed(request):
+    """One chapter page, executed: (name, notebook)."""
+    nb = jupytext.read(page_path(request.param))
+    NotebookClient(nb, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(BOOK)}}).execute()
+    return request.param, nb
+
+
+def stream_text(cell) -> str:
+    return "".join(o.get("text", "") for o in cell.get("outputs", []) if o.output_type == "stream")
+
+
+def test_page_runs_and_prints_the_seed_facts(executed):
+    name, nb = executed
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    for cell in code:
+        assert not any(o.output_type == "error" for o in cell.outputs), cell.source
+    for start, expected in FACTS[name]:
+        found = [stream_text(c) for c in code if c.source.startswith(start)]
+        assert found, f"{name}: no code cell starts with {start!r}"
+        assert any(expected in out for out in found), (name, start, expected, found)
+
+
+def test_page_shows_its_figures(executed):
+    name, nb = executed
+    kinds = [k for c in nb.cells if c.cell_type == "code" for o in c.outputs
+             for k in o.get("data", {})]
+    if name != "01_shape_stride":
+        assert "text/html" in kinds, f"{name}: an interactive figure should be on the page"
+    if name != "04_replication_offset":
+        assert "image/png" in kinds, f"{name}: a matplotlib figure should be on the page"
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_page_defines_no_helpers_and_glues_what_it_cites(name):
+    nb = jupytext.read(page_path(name))
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert "import labkit as lk" in code
+    assert not re.search(r"^\s*(def|class)\s", code, flags=re.M)
+    cited = set(re.findall(r"\{glue:?\w*\}`([^`]+)`", text))
+    glued = set(re.findall(r"glue\(f?\"([^\"]+)\"", code))
+    # a glue key written as an f-string ("ch1_cosize_{zero}") stands for its filled-in names
+    patterns = [re.compile(re.sub(r"\\\{\w+\\\}", r"\\w+", re.escape(g)) + r"\Z") for g in glued]
+    for key in cited:
+        assert any(p.match(key) for p in patterns), f"{name}: {{glue}} `{key}` is never glued"
+
+
+def test_toc_lists_the_chapters_before_the_appendix():
+    import yaml
+
+    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
+    captions = [part["caption"] for part in toc["parts"]]
+    assert captions.index("Chapters") < captions.index("Appendix")
+    chapters = next(p for p in toc["parts"] if p["caption"] == "Chapters")["chapters"]
+    files = [c["file"] for c in chapters]
+    for name in PAGES:
+        assert f"book/{name}" in files
+
+
+# The graded exercises -----------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def assigned(tmp_path_factory) -> dict[str, Path]:
+    """``otter assign`` of every master, run side by side; fails if a solution fails its tests."""
+    out = tmp_path_factory.mktemp("assign")
+    procs = {
+        name: subprocess.Popen(
+            [sys.executable, "-m", "otter", "assign", str(REPO / "solutions" / f"{name}.ipynb"),
+             str(out / name)],
+            cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        for name in EXERCISES
+    }
+    for name, proc in procs.items():
+        log, _ = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"otter assign {name} failed:\n{log[-4000:]}"
+    return {name: out / name for name in EXERCISES}
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_master_solutions_pass_their_tests(assigned, name):
+    tests = sorted(p.stem for p in (assigned[name] / "autograder" / "tests").glob("q*.py"))
+    assert tests == [f"q{k}" for k in range(1, EXERCISES[name] + 1)]
+
+
+@pytest.mark.parametrize("name", list(EXERCISES))
+def test_committed_exercise_matches_the_master(assigned, name):
+    def cells(path):
+        nb = nbformat.read(path, as_version=4)
+        return [(c.cell_type, c.source) for c in nb.cells]
+
+    student = REPO / "exercises" / name / "student"
+    fresh = assigned[name] / "student"
+    assert cells(student / f"{name}.ipynb") == cells(fresh / f"{name}.ipynb"), (
+        f"run: otter assign solutions/{name}.ipynb exercises/{name}")
+    committed_tests = sorted(p.name for p in (student / "tests").glob("*.py"))
+    assert committed_tests == sorted(p.name for p in (fresh / "tests").glob("*.py"))
+    for test in (fresh / "tests").glob("*.py"):
+        assert (student / "tests" / test.name).read_text() == test.read_text()
+    nb = nbformat.read(student / f"{name}.ipynb", as_version=4)
+    for cell in nb.cells:
+        assert "# SOLUTION" not in cell.source
+
+
+def test_blank_exercises_score_zero(assigned, tmp_path):
+    procs = {}
+    for name in EXERCISES:
+        (zip_path,) = (assigned[name] / "autograder").glob("*.zip")
+        where = tmp_path / name
+        where.mkdir()
+        procs[name] = subprocess.Popen(
+            [sys.executable, "-m", "otter", "run", "-a", str(zip_path), "-o", str(where),
+             str(REPO / "exercises" / name / "student" / f"{name}.ipynb")],
+            cwd=where, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    for name, proc in procs.items():
+        log, _ = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"otter run {name} failed:\n{log[-4000:]}"
+        results = json.loads((tmp_path / name / "results.json").read_text())
+        scores = {t["name"]: t["score"] for t in results["tests"] if "score" in t}
+        assert len(scores) == EXERCISES[name], results
+        assert all(score == 0 for score in scores.values()), (name, scores)
