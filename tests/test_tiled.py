@@ -318,3 +318,27 @@ def test_cta_copy_b_source_rows(cta):
     cp = lk.make_tiled_copy_B(lk.copy_atom("SM75_U32x4_LDSM_N", "f16"), mma)
     assert cp.get_slice(64).partition_S(plain)(0, 0, 0) == plain(8, 0) == 512
     assert cp.get_slice(32).partition_S(plain)(0, 0, 0) == cp.get_slice(0).partition_S(plain)(0, 0, 0)
+
+
+@pytest.mark.parametrize("copy", ["SM75_U32x4_LDSM_N", "SM75_U32x2_LDSM_N", "SM75_U32x1_LDSM_N"])
+def test_trace_every_a_element_any_ldmatrix(copy):
+    # seed 000 section 2: lane = 4*(m%8) + (k%8)/2, v = k%2 + 2*(m/8) + 4*(k/8)
+    mma = lk.make_tiled_mma(ATOM)
+    for m, k in itertools.product(range(16), range(16)):
+        p = lk.trace_element("A", (m, k), mma=mma, copy=copy)
+        v = k % 2 + 2 * (m // 8) + 4 * (k // 8)
+        assert (p.dst_thread, p.fragment_coord) == (4 * (m % 8) + (k % 8) // 2, (v, 0, 0))
+        assert p.matrix_index == m + 16 * k and p.smem_offset == 16 * m + k
+        assert (p.register, p.half) == (v // 2, ("low", "high")[v % 2])
+
+
+@pytest.mark.parametrize("atom,copy", [(ATOM, "SM75_U32x2_LDSM_N"), (ATOM, "SM75_U32x1_LDSM_N"),
+                                       ("SM80_16x8x8_F16F16F16F16_TN", "SM75_U32x1_LDSM_N")])
+def test_trace_every_b_element(atom, copy):
+    # B (n,k): lane = 4n + (k%8)/2, v = k%2 + 2*(k/8)
+    mma = lk.make_tiled_mma(atom)
+    K = int(mma.tile_size(2))
+    for n, k in itertools.product(range(8), range(K)):
+        p = lk.trace_element("B", (n, k), mma=mma, copy=copy)
+        assert p.dst_thread == 4 * n + (k % 8) // 2
+        assert p.fragment_coord == (k % 2 + 2 * (k // 8), 0, 0)

@@ -96,7 +96,11 @@ def trace_element(operand="A", coord=(0, 9), mma=None, copy="SM75_U32x4_LDSM_N",
     if not hits.size:
         raise LayoutError(f"trace_element: no thread's source partition covers offset {off}")
     t_s, flat = (int(x) for x in hits[np.lexsort((hits[:, 1], hits[:, 0]))][0])
-    v_s = flat % a_val
+    # a source thread supplies whole rows: the atom's SrcLayout has its own value count
+    # (8 halves for every ldmatrix), which need not be the reference's AtomNumVal
+    n_src = int(size(tc.atom.layout_src[1]))
+    v_s = flat % n_src
+    rest_v = (flat // n_src) % max(1, int(tc.num_values) // a_val)
     e = int(tc.atom.layout_src(t_s % a_thr, v_s))
     ref_tv = int(right_inverse(tc.atom.layout_ref)(e))
     t_ref, v_ref = ref_tv % a_thr, ref_tv // a_thr
@@ -107,9 +111,7 @@ def trace_element(operand="A", coord=(0, 9), mma=None, copy="SM75_U32x4_LDSM_N",
     rest_thr = t_s // a_thr
     t_d = t_d_atom + a_thr * rest_thr
     # global value index: the atom-value plus this source value's rest group
-    rest_val_flat = flat // a_val
-    q = int(tc.layout_tv(t_ref + a_thr * rest_thr, v_ref + a_val * (rest_val_flat % max(
-        1, int(tc.num_values) // a_val))))
+    q = int(tc.layout_tv(t_ref + a_thr * rest_thr, v_ref + a_val * rest_v))
     m_rows = int(mma.tile_size(0 if operand == "A" else 1))
     if (q % m_rows, q // m_rows) != _tile_coord(coord, tc, mma, operand):
         raise LayoutError("trace_element: the copy and the MMA disagree on this element "
