@@ -44,13 +44,31 @@ WARP_SIZE = 32
 
 
 class _Region:
-    __slots__ = ("base", "nbytes", "ref", "ptr")
+    """A simulated shared array: its window base, size, and every live view of its memory.
+
+    The simulator may hand each thread its own numpy view of one block's shared memory; the
+    region remembers all of them (weakly), so it stays resolvable while any thread still runs.
+    """
+
+    __slots__ = ("base", "nbytes", "refs", "ptr")
 
     def __init__(self, base, nbytes, root, ptr):
         self.base = base
         self.nbytes = nbytes
-        self.ref = weakref.ref(root)
+        self.refs = [weakref.ref(root)]
         self.ptr = ptr
+
+    def ref(self):
+        for r in self.refs:
+            root = r()
+            if root is not None:
+                return root
+        return None
+
+    def add(self, root):
+        self.refs = [r for r in self.refs if r() is not None]
+        if not any(r() is root for r in self.refs):
+            self.refs.append(weakref.ref(root))
 
 
 _regions: list = []
@@ -88,6 +106,7 @@ def _region_of_array(arr: np.ndarray) -> _Region:
     with _regions_lock:
         for r in _regions:
             if r.ptr <= ptr < r.ptr + r.nbytes and r.ref() is not None:
+                r.add(root)
                 return r
         _regions[:] = [r for r in _regions if r.ref() is not None]
         if not _regions:
