@@ -46,7 +46,9 @@ def draw_fragments(trace, stage: int = 3, *, ax=None):
                 fills[t][na + nb_ + 2 + s], texts[t][na + nb_ + 2 + s] = thread_color(t), _fmt(d[t, s])
     for t in range(32):
         fills[t][na] = fills[t][na + nb_ + 1] = "#ffffff"
-    header = [f"a{s}" for s in range(na)] + [""] + [f"b{s}" for s in range(nb_)] + [""] + [f"d{s}" for s in range(nd)]
+    # value slots (V#), not PTX operand registers: two 16-bit slots share one register
+    header = ([f"A V{s}" for s in range(na)] + [""] + [f"B V{s}" for s in range(nb_)] + [""]
+              + [f"D V{s}" for s in range(nd)])
     fig, ax = new_figure(-2.0, cols + 0.2, -2.2, 32.2, ax=ax)
     draw_cells(ax, texts, fills, row_header=[f"L{t}" for t in range(32)], col_header=header,
                title=f"{trace.atom} ({trace.backend}): {STAGES[stage]}")
