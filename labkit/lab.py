@@ -330,6 +330,13 @@ def trace_cta(a=None, b=None, k_blocks: int = 4, backend=None) -> CtaTrace:
     if name == "sim":
         regs = sim_regs
     else:
+        from labkit.cuda.launch import device_sm, device_name
+        if device_sm() < 80:
+            raise DeviceError(
+                f"trace_cta runs sgemm_sm80's CTA (cp.async, mma m16n8k16), which needs sm_80 "
+                f"or newer; the current device is {device_name()} (sm_{device_sm()}). Pass "
+                "backend='sim' for the same trace from the CPU model, or use trace_mma, which "
+                "runs on sm_75")
         out = kt.run_cta(plan, a_bits, b_bits, int(k_blocks))
         regs = {s: out[s] for s in ("A", "B", "D")}
         source = out["kernel_source"]

@@ -238,3 +238,20 @@ def test_misaligned_ldmatrix_address_is_refused_in_simulator(res):
     if res["backend"] != "cudasim":
         pytest.skip("simulator check")
     assert res["misaligned"] is not None and "16-byte aligned" in res["misaligned"]
+
+
+def test_trace_cta_on_sm75_says_what_to_do():
+    # a T4 (sm_75) has neither cp.async nor m16n8k16: refuse before launch, naming the way out
+    script = (
+        "import labkit as lk\n"
+        "try:\n"
+        "    lk.lab.trace_cta(k_blocks=1, backend='cudasim')\n"
+        "except lk.DeviceError as e:\n"
+        "    print('REFUSED', e)\n"
+        "print('SIM', lk.lab.trace_cta(k_blocks=1, backend='sim').backend)\n")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1", LABKIT_SIMULATED_SM="75")
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "REFUSED" in done.stdout and "sm_80" in done.stdout and "backend='sim'" in done.stdout
+    assert "SIM sim" in done.stdout
