@@ -1,7 +1,7 @@
 """The GEMM ladder benchmark: every step's TFLOP/s beside cuBLAS, checked against float64.
 
 Same as ``python -m labkit bench gemm``; arguments pass through (``--help`` lists them).
-Figures from the lent H200 are in ``docs/benchmarks.md`` ("GEMM ladder"), notes on each
+Figures from an NVIDIA H200 are in ``docs/benchmarks.md`` ("GEMM ladder"), notes on each
 version in ``benchmarks/gemm_notes.md``.
 
     python benchmarks/bench_gemm.py --sizes 4096,8192 --csv gemm.csv --sass sass/
