@@ -155,7 +155,7 @@ def _representable(a, kind, name):
     bad = ~np.isin(a, allowed)
     if bad.any():
         at = tuple(int(i) for i in np.argwhere(bad)[0])
-        raise LayoutError(f"{name}: value {a[at]!r} at {at} is not a finite {kind} number")
+        raise LayoutError(f"{name}: value {float(a[at])!r} at {at} is not a finite {kind} number")
 
 
 def block_scaled_mma(a, b, sfa, sfb, c=None, fmt=NVFP4):
