@@ -213,18 +213,18 @@ CHAPTERS = ["intro", "01_shape_stride", "02_tiling", "03_named_axes", "04_replic
             "05_swizzle", "06_ldmatrix_mma"]
 
 
-def test_every_chapter_loads_cleanly_and_typesets_its_math(book_url):
+def test_every_chapter_loads_cleanly_and_typesets_its_math(gallery, book_url):
     # the book is served from 127.0.0.1 only: a page that needed the network would log errors
-    from playwright.sync_api import sync_playwright
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS)
-        page = browser.new_page()
-        errors: list[str] = []
-        page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-        page.on("pageerror", lambda e: errors.append(str(e)))
+    browser = gallery[0].context.browser
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
         for name in CHAPTERS:
             page.goto(f"{book_url}/book/{name}.html", wait_until="networkidle")
             assert errors == [], (name, errors)
             if page.locator("span.math, div.math").count():
                 page.wait_for_selector("mjx-container", timeout=15000)
-        browser.close()
+    finally:
+        page.close()
