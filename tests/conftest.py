@@ -7,6 +7,8 @@ Markers (registered in pyproject.toml):
 - ``cute_dsl``: needs ``nvidia-cutlass-dsl``; skipped when it is not installed.
 - ``browser``: needs Chromium at ``/usr/bin/chromium`` and the playwright package.
 - ``slow``: runs by default; ``-m "not slow"`` leaves these tests out.
+
+Hypothesis runs the ``ci`` profile (derandomized) when ``CI`` is set, else ``dev``.
 """
 
 from __future__ import annotations
@@ -21,6 +23,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Random tests are reproducible under CI: the "ci" profile derives every example from the test
+# itself (derandomize) and keeps no example database, so a run fails only when the code is wrong.
+# Elsewhere the "dev" profile explores fresh examples each run; HYPOTHESIS_PROFILE picks either.
+settings.register_profile("ci", derandomize=True, database=None, deadline=None, print_blob=True)
+settings.register_profile("dev", deadline=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") else "dev"))
 
 REPO = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
