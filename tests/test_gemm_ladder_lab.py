@@ -277,7 +277,7 @@ def test_section_chart_shows_the_ladder_and_the_cute_bar(section):
     assert "image/png" in {k for o in chart.outputs for k in o.get("data", {})}
     assert "alt" in chart.metadata["mystnb"]["image"]
     # FACTS.md: sgemm_sm80 4096³ half TN = 374 TFLOP/s, cuBLAS 680 in the same run
-    assert "cute_sgemm_sm80, cute_run_cublas = 374.0, 680.0" in chart.source
+    assert 'cute_sgemm_sm80, cute_run_cublas = run.reference["tflops"], run.reference["cublas_tflops_same_run"]' in chart.source
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
     assert "examples/cute/tutorial/sgemm_sm80.cu" in text and "680 TFLOP/s" in text
 
