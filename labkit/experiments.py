@@ -200,15 +200,22 @@ def predict_copy(layout, offset: int = 0) -> dict:
     lo, hi = 1 << 30, 0
     reach = offset + (shape[0] - 1) * stride[0] + (shape[1] - 1) * stride[1]
     seen = np.zeros(reach * 4 // SECTOR_BYTES + 1, bool)
+    step = 4 * stride[1]                      # bytes between neighbouring lanes
     chunk = max(1, (1 << 20) // shape[1])
     for r0 in range(0, shape[0], chunk):
         rows = np.arange(r0, min(shape[0], r0 + chunk), dtype=np.int64)
-        addr = _copy_addresses(shape, stride, offset, rows)
-        c = sector_count(addr, 4)
-        total += c.requests
-        sectors += c.sectors
-        lo, hi = min(lo, int(c.per_request.min())), max(hi, int(c.per_request.max()))
-        seen[addr.ravel() // SECTOR_BYTES] = True
+        # a request is 32 addresses start + step * lane: an arithmetic progression. With a step of
+        # at most one sector it touches every sector from its first to its last byte; with a
+        # larger one, one sector per lane
+        start = 4 * (offset + rows[:, None] * stride[0] + 32 * np.arange(shape[1] // 32)[None, :] * stride[1])
+        if step >= SECTOR_BYTES:
+            per = np.full(start.shape, 32)
+        else:
+            per = (start + 31 * step) // SECTOR_BYTES - start // SECTOR_BYTES + 1
+        total += per.size
+        sectors += int(per.sum())
+        lo, hi = min(lo, int(per.min())), max(hi, int(per.max()))
+        seen[_copy_addresses(shape, stride, offset, rows).ravel() // SECTOR_BYTES] = True
     return {"sectors_per_request": sectors / total, "min_sectors": lo, "max_sectors": hi,
             "requests": total, "distinct_sectors": int(seen.sum()),
             "efficiency": 128 * total / (SECTOR_BYTES * sectors)}
@@ -526,7 +533,10 @@ def environment() -> dict:
         from labkit.cuda import device_name
 
         env["device"] = device_name()
-        env["driver"] = ".".join(str(v) for v in cuda.cudadrv.driver.driver.get_version())
+        try:
+            env["cuda_driver_api"] = ".".join(str(v) for v in cuda.cudadrv.driver.driver.get_version())
+        except Exception:  # noqa: BLE001 - the version is a courtesy, not a requirement
+            pass
     return env
 
 
