@@ -42,7 +42,7 @@ print("RESULT" + json.dumps(out))
 
 
 def run_child(simulator: bool) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
     if simulator:
         env["NUMBA_ENABLE_CUDASIM"] = "1"
     else:

@@ -25,7 +25,7 @@ load), ``-1`` where a kernel has none.
 from __future__ import annotations
 
 import numpy as np
-from numba import cuda, float32, int32
+from numba import cuda, float32
 
 from labkit.cuda.launch import jit
 from labkit.errors import DeviceError
@@ -57,7 +57,7 @@ def transpose_naive_kernel(src, dst, ss0, ss1, ds0, ds1, trace):
 @jit
 def transpose_tiled_kernel(src, dst, s_in, s_out, pitch, trace):
     # s_in / s_out: the strides of zipped_divide(layout, (32, 32)): (r, c, R, C)
-    tile = cuda.shared.array(32 * 33, float32)
+    tile = cuda.shared.array(1056, float32)          # 32 rows of up to 33 words
     tx = cuda.threadIdx.x
     ty = cuda.threadIdx.y
     ti = cuda.blockIdx.y
@@ -152,6 +152,6 @@ def launch(kind, src, dst, src_layout, dst_layout, trace=None):
     d_in, d_out = cuda.to_device(s_in), cuda.to_device(s_out)
 
     def run():
-        transpose_tiled_kernel[grid, block](src, dst, d_in, d_out, int32(pitch), trace)
+        transpose_tiled_kernel[grid, block](src, dst, d_in, d_out, np.int32(pitch), trace)
 
     return run
