@@ -140,7 +140,7 @@ function apply(){for(var j=0;j<st.length;j++)st[j].classList.toggle("lkf-hide",!
  setTab(pin!=null&&isVis(pin)?pin:first());focus(pin);}
 function cellOf(e){var t=e.target;while(t&&t!==R){if(t.getAttribute&&t.getAttribute("data-k")!==null)return +t.getAttribute("data-k");t=t.parentNode;}return null;}
 function pick(k){pin=k;setTab(k);focus(k);}
-svg.addEventListener("click",function(e){var k=cellOf(e);if(k!==null)pick(k);});
+svg.addEventListener("click",function(e){var k=cellOf(e);if(k!==null){pick(k);if(tab.focus)tab.focus({preventScroll:true});}});
 svg.addEventListener("mouseover",function(e){var k=cellOf(e);if(k!==null)focus(k);});
 svg.addEventListener("mouseleave",function(){focus(pin);});
 svg.addEventListener("focusin",function(e){var k=cellOf(e);if(k!==null&&k!==pin)pick(k);});
