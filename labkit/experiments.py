@@ -462,7 +462,7 @@ def bank_timing(backend=None, warps: int = 32, reps: int = 256, launches: int = 
 
     On a GPU: the median over ``launches`` of the block's cycles per warp access; the one-
     wavefront cost ``c1`` is the measured cycles of ``pitch 1``; the prediction for a pattern
-    of ``w`` wavefronts is ``w * c1``, and ``error`` is (cycles - w c1) / (w c1). Under the
+    of ``w`` wavefronts is ``w * c1``, and ``error %`` is 100 (cycles - w c1) / (w c1). Under the
     simulator (one warp, one trip): the wavefronts of the words the kernel read.
     """
     from labkit.cuda.kernels import exp_banks
@@ -497,11 +497,11 @@ def bank_timing(backend=None, warps: int = 32, reps: int = 256, launches: int = 
             cyc = measured[row["variant"]]
             row["cycles/access"] = cyc
             row["predicted cycles"] = row["wavefronts"] * c1
-            row["error"] = (cyc - row["wavefronts"] * c1) / (row["wavefronts"] * c1)
+            row["error %"] = 100 * (cyc - row["wavefronts"] * c1) / (row["wavefronts"] * c1)
         extra["single_wavefront_cycles"] = c1
         note = (f"one block of {warps} warps, {reps}x{exp_banks.UNROLL} loads per thread; cycles per warp access "
                 f"(clock64, median of {launches} launches); one wavefront = pitch 1 = {c1:.3g} cycles")
-        cols = ("correct", "cycles/access", "predicted cycles", "error")
+        cols = ("correct", "cycles/access", "predicted cycles", "error %")
     else:
         note = "one warp, one trip. " + TWIN_NOTE
         cols = ("correct", "counted wavefronts")
@@ -556,9 +556,11 @@ def recorded_table(name: str, folder=None) -> str:
     ``"fragment"``, ``"banks"``), with where and when it was measured."""
     rec = recorded(folder)
     if rec is None or name not in rec:
-        return "no recorded figures found (they are in benchmarks/results of the repository)"
+        return ("no recorded figures in this installation (a clone of the repository has them in "
+                "benchmarks/results)")
     e = rec[name]
     env = rec["environment"]
     exp = Experiment(e["name"], e["backend"], e["device"], e["rows"], tuple(e["predicted"]), tuple(e["measured"]),
                      e["note"], e.get("extra", {}))
-    return f"recorded {env['date']}, numba {env.get('numba')}, numba-cuda {env.get('numba-cuda')}:\n{exp}"
+    versions = ", ".join(f"{k} {env[k]}" for k in ("python", "numba", "numba-cuda", "numpy") if k in env)
+    return f"recorded {env['date']} ({versions}; driver {env.get('nvidia-smi', '?')}):\n{exp}"
