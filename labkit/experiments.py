@@ -146,7 +146,7 @@ def _layout(x, what="layout"):
     return lay, (int(shp[0]), int(shp[1])), (int(std[0]), int(std[1]))
 
 
-def _time_ms(run, reps=10, warmup=2):
+def _time_ms(run, reps=20, warmup=3):
     """Median milliseconds of ``reps`` launches between CUDA events (GPU only)."""
     from numba import cuda
 
@@ -221,7 +221,7 @@ def predict_copy(layout, offset: int = 0) -> dict:
             "efficiency": 128 * total / (SECTOR_BYTES * sectors)}
 
 
-def layout_copy(layouts: dict, backend=None, reps: int = 10) -> Experiment:
+def layout_copy(layouts: dict, backend=None, reps: int = 20) -> Experiment:
     """Copy one matrix through each layout (``{name: layout, layout text, or (layout, offset)}``,
     all of one shape) with :mod:`labkit.cuda.kernels.exp_copy`.
 
@@ -339,7 +339,7 @@ def predict_transpose(m: int = 64, n: int = 64) -> dict:
     return out
 
 
-def transpose(m: int | None = None, n: int | None = None, backend=None, reps: int = 10) -> Experiment:
+def transpose(m: int | None = None, n: int | None = None, backend=None, reps: int = 20) -> Experiment:
     """Transpose an ``(m, n)`` float32 matrix three ways (naive; 32x32 tiles from
     ``zipped_divide`` through a shared tile of pitch 32; the same with pitch 33).
 
@@ -401,8 +401,9 @@ def fragment(backend=None) -> Experiment:
     16-bit halves say which elements it holds. The prediction is chapter 3's Axe layout
     ``S[(8,4,2):(4@laneid,1@laneid,1@reg)]``: element ``x = 8*row + col`` -> (lane, slot).
 
-    ``extra["held"]`` is the ``(32, 2)`` element each lane's slot received, ``extra["holder"]``
-    the ``(8, 8)`` grid of ``4*... `` lane and slot as ``"lane.slot"`` strings.
+    ``extra["held"]`` is the ``(32, 2)`` element index each lane's slot received and
+    ``extra["matches"]`` whether all 64 agree with the layout; ``rows`` show the ``(8, 8)`` grid
+    as ``lane.slot``, predicted and received.
     """
     from labkit.cuda.kernels import trace as kt
 

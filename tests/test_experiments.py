@@ -196,7 +196,8 @@ def test_predictions_need_a_flat_rank_2_layout():
 
     with pytest.raises(LayoutError, match="rank 2"):
         ex.predict_copy("((2,4),32):((1,2),8)")
-    # 8192 rows of 8193 words: row i starts 4 i (mod 32) bytes into a sector -> 1 of 8 aligned
+    # 64 rows of 65 words: row i starts 4 i (mod 32) bytes into a sector -> 1 row in 8 aligned:
+    # (4 + 7 * 5) / 8 sectors per request
     p = ex.predict_copy("(64,64):(65,1)")
     assert (p["min_sectors"], p["max_sectors"], p["sectors_per_request"]) == (4, 5, 4.875)
 
