@@ -66,6 +66,7 @@ def main(argv=None):
         log.append(text)
 
     step("copy", lambda: ex.layout_copy(ex.copy_layouts(n, n)))
+    step("copy_repeat", lambda: ex.layout_copy(ex.copy_layouts(n, n)))     # the spread between two runs
     step("broadcast", lambda: ex.layout_copy({
         "materialised": f"({n},{n}):({n},1)",
         "row broadcast": f"({n},{n}):(0,1)",

@@ -146,7 +146,7 @@ def _layout(x, what="layout"):
     return lay, (int(shp[0]), int(shp[1])), (int(std[0]), int(std[1]))
 
 
-def _time_ms(run, reps=10, warmup=2):
+def _time_ms(run, reps=20, warmup=3):
     """Median milliseconds of ``reps`` launches between CUDA events (GPU only)."""
     from numba import cuda
 
@@ -221,7 +221,7 @@ def predict_copy(layout, offset: int = 0) -> dict:
             "efficiency": 128 * total / (SECTOR_BYTES * sectors)}
 
 
-def layout_copy(layouts: dict, backend=None, reps: int = 10) -> Experiment:
+def layout_copy(layouts: dict, backend=None, reps: int = 20) -> Experiment:
     """Copy one matrix through each layout (``{name: layout, layout text, or (layout, offset)}``,
     all of one shape) with :mod:`labkit.cuda.kernels.exp_copy`.
 
@@ -339,7 +339,7 @@ def predict_transpose(m: int = 64, n: int = 64) -> dict:
     return out
 
 
-def transpose(m: int | None = None, n: int | None = None, backend=None, reps: int = 10) -> Experiment:
+def transpose(m: int | None = None, n: int | None = None, backend=None, reps: int = 20) -> Experiment:
     """Transpose an ``(m, n)`` float32 matrix three ways (naive; 32x32 tiles from
     ``zipped_divide`` through a shared tile of pitch 32; the same with pitch 33).
 
@@ -401,8 +401,9 @@ def fragment(backend=None) -> Experiment:
     16-bit halves say which elements it holds. The prediction is chapter 3's Axe layout
     ``S[(8,4,2):(4@laneid,1@laneid,1@reg)]``: element ``x = 8*row + col`` -> (lane, slot).
 
-    ``extra["held"]`` is the ``(32, 2)`` element each lane's slot received, ``extra["holder"]``
-    the ``(8, 8)`` grid of ``4*... `` lane and slot as ``"lane.slot"`` strings.
+    ``extra["held"]`` is the ``(32, 2)`` element index each lane's slot received and
+    ``extra["matches"]`` whether all 64 agree with the layout; ``rows`` show the ``(8, 8)`` grid
+    as ``lane.slot``, predicted and received.
     """
     from labkit.cuda.kernels import trace as kt
 
@@ -462,7 +463,7 @@ def bank_timing(backend=None, warps: int = 32, reps: int = 256, launches: int = 
 
     On a GPU: the median over ``launches`` of the block's cycles per warp access; the one-
     wavefront cost ``c1`` is the measured cycles of ``pitch 1``; the prediction for a pattern
-    of ``w`` wavefronts is ``w * c1``, and ``error`` is (cycles - w c1) / (w c1). Under the
+    of ``w`` wavefronts is ``w * c1``, and ``error %`` is 100 (cycles - w c1) / (w c1). Under the
     simulator (one warp, one trip): the wavefronts of the words the kernel read.
     """
     from labkit.cuda.kernels import exp_banks
@@ -497,11 +498,11 @@ def bank_timing(backend=None, warps: int = 32, reps: int = 256, launches: int = 
             cyc = measured[row["variant"]]
             row["cycles/access"] = cyc
             row["predicted cycles"] = row["wavefronts"] * c1
-            row["error"] = (cyc - row["wavefronts"] * c1) / (row["wavefronts"] * c1)
+            row["error %"] = 100 * (cyc - row["wavefronts"] * c1) / (row["wavefronts"] * c1)
         extra["single_wavefront_cycles"] = c1
         note = (f"one block of {warps} warps, {reps}x{exp_banks.UNROLL} loads per thread; cycles per warp access "
                 f"(clock64, median of {launches} launches); one wavefront = pitch 1 = {c1:.3g} cycles")
-        cols = ("correct", "cycles/access", "predicted cycles", "error")
+        cols = ("correct", "cycles/access", "predicted cycles", "error %")
     else:
         note = "one warp, one trip. " + TWIN_NOTE
         cols = ("correct", "counted wavefronts")
@@ -556,9 +557,11 @@ def recorded_table(name: str, folder=None) -> str:
     ``"fragment"``, ``"banks"``), with where and when it was measured."""
     rec = recorded(folder)
     if rec is None or name not in rec:
-        return "no recorded figures found (they are in benchmarks/results of the repository)"
+        return ("no recorded figures in this installation (a clone of the repository has them in "
+                "benchmarks/results)")
     e = rec[name]
     env = rec["environment"]
     exp = Experiment(e["name"], e["backend"], e["device"], e["rows"], tuple(e["predicted"]), tuple(e["measured"]),
                      e["note"], e.get("extra", {}))
-    return f"recorded {env['date']}, numba {env.get('numba')}, numba-cuda {env.get('numba-cuda')}:\n{exp}"
+    versions = ", ".join(f"{k} {env[k]}" for k in ("python", "numba", "numba-cuda", "numpy") if k in env)
+    return f"recorded {env['date']} ({versions}; driver {env.get('nvidia-smi', '?')}):\n{exp}"

@@ -196,7 +196,8 @@ def test_predictions_need_a_flat_rank_2_layout():
 
     with pytest.raises(LayoutError, match="rank 2"):
         ex.predict_copy("((2,4),32):((1,2),8)")
-    # 8192 rows of 8193 words: row i starts 4 i (mod 32) bytes into a sector -> 1 of 8 aligned
+    # 64 rows of 65 words: row i starts 4 i (mod 32) bytes into a sector -> 1 row in 8 aligned:
+    # (4 + 7 * 5) / 8 sectors per request
     p = ex.predict_copy("(64,64):(65,1)")
     assert (p["min_sectors"], p["max_sectors"], p["sectors_per_request"]) == (4, 5, 4.875)
 
@@ -256,3 +257,57 @@ def test_experiments_on_the_gpu():
     check_fragment(res)
     backing = np.arange(24 * 128).reshape(24, 128)
     assert np.array_equal(np.array(res["subtile_values"]), backing[8:24, 32:96])
+
+
+# ---------------------------------------------------------------------------------------------
+# the labs' experiment cells, run on the simulator
+
+
+LAB_CELLS = r'''
+import json, sys, io, contextlib
+import nbformat
+out = {}
+for name in ("01_shape_stride", "02_tiling", "03_named_axes", "04_replication_offset", "05_banks_swizzle"):
+    nb = nbformat.read(f"notebooks/{name}.ipynb", as_version=4)
+    cells = [c.source for c in nb.cells if c.cell_type == "code" and "labkit import experiments" in c.source]
+    buf = io.StringIO()
+    scope = {}
+    with contextlib.redirect_stdout(buf):
+        exec("import labkit as lk\n" + "\n".join(cells), scope)
+    out[name] = (len(cells), buf.getvalue())
+print("RESULT" + json.dumps(out))
+'''
+
+
+@pytest.fixture(scope="module")
+def lab_cells():
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1",
+               PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
+    proc = subprocess.run([sys.executable, "-c", LAB_CELLS], capture_output=True, text=True, env=env, cwd=REPO,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = [x for x in proc.stdout.splitlines() if x.startswith("RESULT")][-1]
+    return json.loads(line[len("RESULT"):])
+
+
+def test_every_lab_has_one_experiment_that_says_where_it_ran(lab_cells):
+    for name, (count, text) in lab_cells.items():
+        assert count == 1, name
+        assert "ran on CUDA simulator" in text, name
+        if name != "03_named_axes":           # the fragment is exact: nothing is timed anywhere
+            assert "no time is measured" in text, name
+            assert "recorded" in text and "measured on NVIDIA H200" in text, name
+
+
+def test_lab_experiment_outputs(lab_cells):
+    lab1 = lab_cells["01_shape_stride"][1].splitlines()
+    # 16x64: 4 / 4.875 / 32 sectors per request, as worked out in test_copy_sectors_exact_on_the_twin
+    assert "predicted row-major     4 sectors per request, 128 distinct" in lab1
+    assert "predicted padded +1     4.875 sectors per request, 130 distinct" in lab1
+    assert "predicted column-major  32 sectors per request, 128 distinct" in lab1
+    # the tiles of a 64x64 row-major matrix: 32x32 tiles, 2x2 of them, 2048 = 32*64 apart down
+    assert "tiles: ((32,32),(2,2)):((64,1),(2048,32))" in lab_cells["02_tiling"][1]
+    assert "element (5, 3) is held by 21.1" in lab_cells["03_named_axes"][1]
+    assert "kernel == Axe layout S[(8,4,2):(4@laneid,1@laneid,1@reg)]: True" in lab_cells["03_named_axes"][1]
+    banks = [ln.split() for ln in lab_cells["05_banks_swizzle"][1].splitlines() if ln.startswith("pitch 32 ")]
+    assert banks[0][-3:] == ["32", "True", "32"]           # simulator: predicted, correct, counted
