@@ -1,9 +1,9 @@
 OK_FORMAT = True
 
 test = {   'name': 'q3',
-    'points': 2,
-    'suites': [   {   'cases': [   {'code': ">>> assert swizzled_3_10 == 210, '202 is line 3, chunk 1, half 2; chunk 1 XOR 3 = 2, so 3*64 + 2*8 + 2'\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> assert chunk_3_10 == 2, 'logical chunk 1 of row 3 moves to chunk 1 ^ 3'\n", 'hidden': False, 'locked': False}],
+    'points': [0, 0],
+    'suites': [   {   'cases': [   {'code': ">>> from labkit.grading import checks\n>>> checks.form(swizzled_3_10, checks.INT, 'swizzled_3_10')\n", 'hidden': False, 'locked': False},
+                                   {'code': ">>> from labkit.grading import checks\n>>> checks.form(chunk_3_10, checks.INT, 'chunk_3_10')\n", 'hidden': False, 'locked': False}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

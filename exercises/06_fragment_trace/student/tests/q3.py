@@ -1,8 +1,8 @@
 OK_FORMAT = True
 
 test = {   'name': 'q3',
-    'points': 1,
-    'suites': [   {   'cases': [{'code': ">>> assert b_matrices == 2, 'each 8x8 matrix gives every lane 2 values: 4 values need ldmatrix.x2'\n", 'hidden': False, 'locked': False}],
+    'points': [0],
+    'suites': [   {   'cases': [{'code': ">>> from labkit.grading import checks\n>>> checks.form(b_matrices, checks.INT, 'b_matrices')\n", 'hidden': False, 'locked': False}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,8 +1,10 @@
 OK_FORMAT = True
 
 test = {   'name': 'q4',
-    'points': 2,
-    'suites': [   {   'cases': [{'code': ">>> assert tuple(per_k_block) == (4, 4, 32), '4 A fragments (x4 each), 8 B fragments (two per x4), 4 x 8 MMAs'\n", 'hidden': False, 'locked': False}],
+    'points': [0],
+    'suites': [   {   'cases': [   {   'code': ">>> from labkit.grading import checks\n>>> checks.form(per_k_block, checks.Tuple(checks.INT, checks.INT, checks.INT), 'per_k_block')\n",
+                                       'hidden': False,
+                                       'locked': False}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,9 +1,9 @@
 OK_FORMAT = True
 
 test = {   'name': 'q5',
-    'points': 2,
-    'suites': [   {   'cases': [   {'code': ">>> assert slot_cpp == 51, '3 + 16 + 32'\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> assert slot_static == 75, '3 + 64 + 8'\n", 'hidden': False, 'locked': False}],
+    'points': [0, 0],
+    'suites': [   {   'cases': [   {'code': ">>> from labkit.grading import checks\n>>> checks.form(slot_cpp, checks.INT, 'slot_cpp')\n", 'hidden': False, 'locked': False},
+                                   {'code': ">>> from labkit.grading import checks\n>>> checks.form(slot_static, checks.INT, 'slot_static')\n", 'hidden': False, 'locked': False}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',
