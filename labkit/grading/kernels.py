@@ -36,11 +36,14 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from labkit.errors import DeviceError
+from labkit.grading import checks
 
-__all__ = ["NOT_ANSWERED", "smem_layout", "offset_table", "run_capstone", "CapstoneRun", "check_offsets", "report",
-           "form", "exact"]
+__all__ = ["NOT_ANSWERED", "COMPUTES", "smem_layout", "offset_table", "run_capstone", "CapstoneRun", "check_offsets",
+           "report", "RowAddress", "ThreadBlock", "form", "exact"]
 
 NOT_ANSWERED = "not answered yet"
+COMPUTES = "the thread block computes A·Bᵀ"
+"""What :class:`ThreadBlock` reads a right answer as (the expected value of its hidden test)."""
 TILE_ROWS, TILE_K = 128, 64
 WARP = 32
 _SEED = 2026
@@ -90,7 +93,7 @@ def _call(fn, what, lane, name, x0, k0):
     where = f"{what}(lane={lane}, {name}={x0}, k0={k0})"
     if out is None or out is Ellipsis:
         raise DeviceError(f"{where} returned {out!r}: {NOT_ANSWERED}")
-    if isinstance(out, (bool, np.bool_)) or not isinstance(out, (int, np.integer)):
+    if type(out) is not int and not (isinstance(out, np.integer) and type(out).__module__ == "numpy"):
         raise DeviceError(f"{where} must return an int element offset; got {type(out).__name__}")
     value = int(operator.index(out))
     if value % 8 or not 0 <= value < TILE_ROWS * TILE_K:
@@ -250,35 +253,82 @@ def _operand_arg(operand):
     return "a_offset" if operand == "A" else "b_offset"
 
 
-def form(fn, operand: str, name: str) -> None:
-    """Public check of a capstone answer: ``fn`` is a function, and ``fn(0, 0, 0)`` returns an
-    int that can be an ldmatrix row address. Raises :mod:`labkit.grading.checks`' one-line
-    ``NotAnswered`` / ``Hint``; says nothing about whether the address is right."""
-    from labkit.grading import checks
+class RowAddress(checks.Kind):
+    """The form of a capstone answer (a public check): a function whose value for lane 0 of the
+    first load is an int that can be an ldmatrix row address. Says nothing about the others.
 
-    _operand_arg(operand)
-    checks.form(fn, checks.FUNCTION, name)
-    try:
-        _call(fn, name, 0, "m0" if operand == "A" else "n0", 0, 0)
-    except DeviceError as err:
-        text = str(err)
-        if text.endswith(NOT_ANSWERED):
-            raise checks.NotAnswered(f"{name}: {NOT_ANSWERED}") from None
-        raise checks.Hint(text) from None
+    >>> from labkit.grading import checks
+    >>> checks.form(lambda lane, m0, k0: 0, RowAddress("A"), "f")
+    >>> def blank(lane, m0, k0):
+    ...     ...
+    >>> checks.form(blank, RowAddress("A"), "f")
+    Traceback (most recent call last):
+    ...
+    labkit.grading.checks.NotAnswered: f: not answered yet
+    """
+
+    def __init__(self, operand: str):
+        _operand_arg(operand)
+        self.operand = operand
+
+    def describe(self):
+        x0 = "m0" if self.operand == "A" else "n0"
+        return f"a function (lane, {x0}, k0) -> int element offset"
+
+    def read(self, value, where):
+        checks.FUNCTION.read(value, where)
+        try:
+            _call(value, where, 0, "m0" if self.operand == "A" else "n0", 0, 0)
+        except DeviceError as err:
+            text = str(err)
+            if text.endswith(NOT_ANSWERED):
+                raise checks.NotAnswered(f"{where}: {NOT_ANSWERED}") from None
+            raise checks.Hint(text) from None
+        return value
+
+
+class ThreadBlock(RowAddress):
+    """A capstone answer graded by running it (a hidden check): reads a function as
+    :data:`COMPUTES` when sgemm_sm80's thread block, with the function's addresses for the
+    operand, computes ``A @ B.T`` on every backend :func:`run_capstone` uses; raises
+    ``checks.Wrong`` (saying where the first wrong load is) when it does not.
+
+    >>> from labkit.grading import checks
+    >>> checks.exact(lambda lane, m0, k0: 0, ThreadBlock("A"), COMPUTES, "f")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    labkit.grading.checks.Wrong: f: the thread block's D is not A·Bᵀ (... elements differ; first wrong: A, k-block 0, warp 0, load 0)
+    """
+
+    def __init__(self, operand: str, backend=None):
+        super().__init__(operand)
+        self.backend = backend
+
+    def describe(self):
+        return super().describe() + " that the thread block runs"
+
+    def read(self, value, where):
+        if type(value) is str:          # the expected answer of the hidden test
+            return value
+        super().read(value, where)
+        try:
+            run = run_capstone(**{_operand_arg(self.operand): value}, backend=self.backend)
+        except DeviceError as err:
+            raise checks.Hint(str(err)) from None
+        if not run.correct:
+            first = run.wrong[0] if run.wrong else None
+            where_wrong = (f"; first wrong: {first[0]}, k-block {first[1]}, warp {first[2]}, load {first[3]}"
+                           if first else "")
+            raise checks.Wrong(f"{where}: the thread block's D is not A·Bᵀ ({run.wrong_elements} of "
+                               f"{TILE_ROWS * TILE_ROWS} elements differ{where_wrong})")
+        return COMPUTES
+
+
+def form(fn, operand: str, name: str) -> None:
+    """``checks.form(fn, RowAddress(operand), name)``."""
+    checks.form(fn, RowAddress(operand), name)
 
 
 def exact(fn, operand: str, name: str, backend=None) -> None:
-    """Hidden check of a capstone answer: the thread block computes ``A @ B.T`` with ``fn``'s
-    addresses for ``operand`` (see :func:`run_capstone`); raises ``checks.Wrong`` if not."""
-    from labkit.grading import checks
-
-    form(fn, operand, name)
-    try:
-        run = run_capstone(**{_operand_arg(operand): fn}, backend=backend)
-    except DeviceError as err:
-        raise checks.Hint(str(err)) from None
-    if not run.correct:
-        first = run.wrong[0] if run.wrong else None
-        where = f" (first: {first[0]}, k-block {first[1]}, warp {first[2]}, load {first[3]})" if first else ""
-        raise checks.Wrong(f"{name}: the thread block's D is not A·Bᵀ ({run.wrong_elements} of "
-                           f"{TILE_ROWS * TILE_ROWS} elements differ){where}")
+    """``checks.exact(fn, ThreadBlock(operand, backend), COMPUTES, name)``."""
+    checks.exact(fn, ThreadBlock(operand, backend), COMPUTES, name)

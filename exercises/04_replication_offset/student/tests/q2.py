@@ -1,10 +1,13 @@
 OK_FORMAT = True
 
 test = {   'name': 'q2',
-    'points': [0],
-    'suites': [   {   'cases': [   {   'code': ">>> from labkit.grading import checks\n>>> checks.form(at_33_3, checks.SetOf(checks.Tuple(checks.INT, checks.INT, name='(m, sfk) pair')), 'at_33_3')\n",
+    'points': 2,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(at_33_3, checks.SetOf(checks.Tuple(checks.INT, checks.INT, name='(m, sfk) pair')), 'at_33_3', hint='find the partition and the local "
+                                               "lane first; the column is the Mgroup')\n",
                                        'hidden': False,
-                                       'locked': False}],
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

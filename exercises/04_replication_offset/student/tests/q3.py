@@ -1,21 +1,14 @@
 OK_FORMAT = True
 
 test = {   'name': 'q3',
-    'points': [0, 0, 0, 0, 0],
+    'points': 2,
     'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
-                                               ">>> checks.form(devices_replica, checks.SetOf(checks.Tuple(checks.INT, checks.INT, name='(gpuid_x, gpuid_y) pair')), 'devices_replica')\n",
+                                               ">>> checks.form(devices_6_3, checks.Tuple(checks.SetOf(checks.Tuple(checks.INT, checks.INT, name='(gpuid_x, gpuid_y) pair')), "
+                                               "checks.SetOf(checks.Tuple(checks.INT, checks.INT, name='(gpuid_x, gpuid_y) pair')), checks.SetOf(checks.Tuple(checks.INT, checks.INT, name='(gpuid_x, "
+                                               "gpuid_y) pair'))), 'devices_6_3', hint='the row half picks gpuid_y; then ask what each mode does along gpuid_x')\n",
                                        'hidden': False,
-                                       'locked': False},
-                                   {   'code': '>>> from labkit.grading import checks\n'
-                                               ">>> checks.form(devices_offset, checks.SetOf(checks.Tuple(checks.INT, checks.INT, name='(gpuid_x, gpuid_y) pair')), 'devices_offset')\n",
-                                       'hidden': False,
-                                       'locked': False},
-                                   {   'code': '>>> from labkit.grading import checks\n'
-                                               ">>> checks.form(devices_sharded, checks.SetOf(checks.Tuple(checks.INT, checks.INT, name='(gpuid_x, gpuid_y) pair')), 'devices_sharded')\n",
-                                       'hidden': False,
-                                       'locked': False},
-                                   {'code': ">>> from labkit.grading import checks\n>>> checks.form(offset_replica, checks.INT, 'offset_replica')\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> from labkit.grading import checks\n>>> checks.form(offset_sharded, checks.INT, 'offset_sharded')\n", 'hidden': False, 'locked': False}],
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,9 +1,13 @@
 OK_FORMAT = True
 
 test = {   'name': 'q4',
-    'points': [0, 0],
-    'suites': [   {   'cases': [   {'code': ">>> from labkit.grading import checks\n>>> checks.form(n_scales, checks.INT, 'n_scales')\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> from labkit.grading import checks\n>>> checks.form(d_value, checks.INT, 'd_value')\n", 'hidden': False, 'locked': False}],
+    'points': 1,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(offsets_6_3, checks.Tuple(checks.INT, checks.INT), 'offsets_6_3', hint='a replica device holds 4 whole rows of 8; a sharded one a 4x4 "
+                                               "block')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,9 +1,12 @@
 OK_FORMAT = True
 
 test = {   'name': 'q6',
-    'points': [0, 0],
-    'suites': [   {   'cases': [   {'code': ">>> from labkit.grading import checks\n>>> checks.form(block_nvfp4, checks.INT, 'block_nvfp4')\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> from labkit.grading import checks\n>>> checks.form(block_mxfp8, checks.INT, 'block_mxfp8')\n", 'hidden': False, 'locked': False}],
+    'points': 2,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(tmem_bytes, checks.Tuple(checks.INT, checks.INT), 'tmem_bytes', hint='count lanes times columns times bytes per column')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,11 +1,13 @@
 OK_FORMAT = True
 
 test = {   'name': 'q8',
-    'points': [0, 0],
-    'suites': [   {   'cases': [   {'code': ">>> from labkit.grading import checks\n>>> checks.form(shape_sfa, checks.Tuple(checks.INT, checks.INT), 'shape_sfa')\n", 'hidden': False, 'locked': False},
-                                   {   'code': ">>> from labkit.grading import checks\n>>> checks.form(shape_sfb, checks.Tuple(checks.INT, checks.INT), 'shape_sfb')\n",
+    'points': 2,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(parts, checks.Tuple(checks.Str('S'), checks.Str('S'), checks.Str('S')), 'parts', hint='a copy of data is not the same as a packing of "
+                                               "distinct data')\n",
                                        'hidden': False,
-                                       'locked': False}],
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

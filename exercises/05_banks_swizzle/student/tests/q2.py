@@ -1,11 +1,12 @@
 OK_FORMAT = True
 
 test = {   'name': 'q2',
-    'points': [0, 0],
-    'suites': [   {   'cases': [   {'code': ">>> from labkit.grading import checks\n>>> checks.form(stored_col, checks.INT, 'stored_col')\n", 'hidden': False, 'locked': False},
-                                   {   'code': ">>> from labkit.grading import checks\n>>> checks.form(column_cycles, checks.Tuple(checks.INT, checks.INT), 'column_cycles')\n",
+    'points': 1,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(third_phase, checks.SetOf(checks.INT), 'third_phase', hint='one phase moves at most 128 bytes')\n",
                                        'hidden': False,
-                                       'locked': False}],
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,9 +1,13 @@
 OK_FORMAT = True
 
 test = {   'name': 'q5',
-    'points': [0, 0],
-    'suites': [   {   'cases': [   {'code': ">>> from labkit.grading import checks\n>>> checks.form(ldsm_plain, checks.INT, 'ldsm_plain')\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> from labkit.grading import checks\n>>> checks.form(ldsm_swizzled, checks.INT, 'ldsm_swizzled')\n", 'hidden': False, 'locked': False}],
+    'points': 2,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(stored_3_10, checks.Tuple(checks.INT, checks.INT), 'stored_3_10', hint='split the offset into line, chunk and half; only the chunk "
+                                               "changes')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,9 +1,12 @@
 OK_FORMAT = True
 
 test = {   'name': 'q6',
-    'points': [0, 0],
-    'suites': [   {   'cases': [   {'code': ">>> from labkit.grading import checks\n>>> checks.form(same_word_wavefronts, checks.INT, 'same_word_wavefronts')\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> from labkit.grading import checks\n>>> checks.form(column_wavefronts, checks.INT, 'column_wavefronts')\n", 'hidden': False, 'locked': False}],
+    'points': 1,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(sw64_fp32, checks.Str('Sw<1,2,3>'), 'sw64_fp32', hint='B comes from the row width, M from the element size, S stays')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,8 +1,13 @@
 OK_FORMAT = True
 
 test = {   'name': 'q9',
-    'points': [0],
-    'suites': [   {   'cases': [{'code': ">>> from labkit.grading import checks\n>>> checks.form(tall_degree, checks.INT, 'tall_degree')\n", 'hidden': False, 'locked': False}],
+    'points': 1,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(broadcast_vs_column, checks.Tuple(checks.INT, checks.INT), 'broadcast_vs_column', hint='a conflict needs different words in the same "
+                                               "bank')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,11 +1,13 @@
 OK_FORMAT = True
 
 test = {   'name': 'q1',
-    'points': [0, 0],
-    'suites': [   {   'cases': [   {'code': ">>> from labkit.grading import checks\n>>> checks.form(a_6_5, checks.Tuple(checks.INT, checks.INT), 'a_6_5')\n", 'hidden': False, 'locked': False},
-                                   {   'code': ">>> from labkit.grading import checks\n>>> checks.form(owner_9_4, checks.Tuple(checks.INT, checks.INT), 'owner_9_4')\n",
+    'points': 1,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(a_6_5, checks.Tuple(checks.INT, checks.INT, name='(m, k) pair'), 'a_6_5', hint='split the lane into (t0, t1) and the value into (v0, "
+                                               "v1, v2), then apply the strides')\n",
                                        'hidden': False,
-                                       'locked': False}],
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,11 +1,13 @@
 OK_FORMAT = True
 
 test = {   'name': 'q10',
-    'points': [0],
+    'points': 1,
     'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
-                                               ">>> checks.form(trans_lane5, checks.ListOf(checks.Tuple(checks.INT, checks.INT, name='(row, col) pair'), 2), 'trans_lane5')\n",
+                                               '>>> checks.form(reg_A_9_12, checks.Tuple(checks.STR, checks.STR, name="(register, half) pair such as (\'a0\', \'high\')"), \'reg_A_9_12\', hint="the '
+                                               'owner\'s value, then value // 2 and value % 2")\n',
                                        'hidden': False,
-                                       'locked': False}],
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

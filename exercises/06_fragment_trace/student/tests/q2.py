@@ -1,15 +1,13 @@
 OK_FORMAT = True
 
 test = {   'name': 'q2',
-    'points': [0, 0],
+    'points': 1,
     'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
-                                               '>>> checks.form(reg_A09, checks.Tuple(checks.STR, checks.STR, name="(register, half) pair such as (\'a3\', \'low\')"), \'reg_A09\')\n',
+                                               ">>> checks.form(owner_9_4, checks.Tuple(checks.INT, checks.INT, name='(lane, value) pair'), 'owner_9_4', hint='invert m = t1 + 8 v1 and k = 2 t0 + v0 "
+                                               "+ 8 v2')\n",
                                        'hidden': False,
-                                       'locked': False},
-                                   {   'code': '>>> from labkit.grading import checks\n'
-                                               '>>> checks.form(reg_B08, checks.Tuple(checks.STR, checks.STR, name="(register, half) pair such as (\'a3\', \'low\')"), \'reg_B08\')\n',
-                                       'hidden': False,
-                                       'locked': False}],
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

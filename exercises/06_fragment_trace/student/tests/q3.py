@@ -1,8 +1,13 @@
 OK_FORMAT = True
 
 test = {   'name': 'q3',
-    'points': [0],
-    'suites': [   {   'cases': [{'code': ">>> from labkit.grading import checks\n>>> checks.form(b_matrices, checks.INT, 'b_matrices')\n", 'hidden': False, 'locked': False}],
+    'points': 1,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               '>>> checks.form(reg_A09, checks.Tuple(checks.STR, checks.STR, name="(register, half) pair such as (\'a0\', \'high\')"), \'reg_A09\', hint=\'find the '
+                                               "value first; the register is value // 2')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

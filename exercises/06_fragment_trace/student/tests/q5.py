@@ -1,9 +1,11 @@
 OK_FORMAT = True
 
 test = {   'name': 'q5',
-    'points': [0, 0],
-    'suites': [   {   'cases': [   {'code': ">>> from labkit.grading import checks\n>>> checks.form(slot_cpp, checks.INT, 'slot_cpp')\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> from labkit.grading import checks\n>>> checks.form(slot_static, checks.INT, 'slot_static')\n", 'hidden': False, 'locked': False}],
+    'points': 1,
+    'suites': [   {   'cases': [   {   'code': ">>> from labkit.grading import checks\n>>> checks.form(b_matrices, checks.INT, 'b_matrices', hint='each 8x8 matrix gives every lane one register')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,11 +1,12 @@
 OK_FORMAT = True
 
 test = {   'name': 'q8',
-    'points': [0, 0],
-    'suites': [   {   'cases': [   {'code': ">>> from labkit.grading import checks\n>>> checks.form(t4_shape, checks.Str('m16n8k8'), 't4_shape')\n", 'hidden': False, 'locked': False},
-                                   {   'code': ">>> from labkit.grading import checks\n>>> checks.form(t4_loads, checks.Tuple(checks.Str('x1'), checks.Str('x1')), 't4_loads')\n",
+    'points': 2,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(lane5_v2, checks.INT, 'lane5_v2', hint='decode the value as 16 m + k of the element lane 5 holds in value 2')\n",
                                        'hidden': False,
-                                       'locked': False}],
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',
