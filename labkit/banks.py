@@ -215,8 +215,35 @@ def _analyse(arr: np.ndarray, active: np.ndarray, ab: int, nb: int, bb: int):
     return ways, words, banks, lpp
 
 
+class _WavefrontCounts:
+    """Totals shared by one access and a batch; ``ways[..., phase, bank]`` counts the distinct
+    words each bank serves in each phase."""
+
+    ways: np.ndarray
+
+    @property
+    def wavefronts(self) -> int:
+        """Total wavefronts: the busiest bank's count, summed over phases (and accesses)."""
+        return int(self.ways.max(axis=-1).sum())
+
+    @property
+    def min_wavefronts(self) -> int:
+        """Wavefronts without conflicts: the phases with an active lane."""
+        return int((self.ways.max(axis=-1) > 0).sum())
+
+    @property
+    def degree(self) -> int:
+        """Worst phase's conflict degree: 1 is conflict-free, n is n-way."""
+        return int(self.ways.max())
+
+    @property
+    def conflict_free(self) -> bool:
+        """True when no phase needs more than one wavefront."""
+        return self.degree <= 1
+
+
 @dataclass(frozen=True)
-class BankConflicts:
+class BankConflicts(_WavefrontCounts):
     """Bank analysis of one warp access (see :func:`bank_conflicts`).
 
     Attributes: ``addresses`` (per lane, ``None`` = inactive), ``access_bytes``,
@@ -249,26 +276,6 @@ class BankConflicts:
     def phase_wavefronts(self) -> tuple:
         """Wavefronts each phase costs (its busiest bank's distinct words)."""
         return tuple(int(x) for x in self.ways.max(axis=1))
-
-    @property
-    def wavefronts(self) -> int:
-        """Total wavefronts of the access (sum over phases)."""
-        return int(self.ways.max(axis=1).sum())
-
-    @property
-    def min_wavefronts(self) -> int:
-        """Wavefronts the same access would need with no conflict."""
-        return int((self.ways.max(axis=1) > 0).sum())
-
-    @property
-    def degree(self) -> int:
-        """Worst phase's conflict degree: 1 is conflict-free, n is n-way."""
-        return int(self.ways.max())
-
-    @property
-    def conflict_free(self) -> bool:
-        """True when no phase needs more than one wavefront."""
-        return self.degree <= 1
 
     def __str__(self) -> str:
         n_active = sum(a is not None for a in self.addresses)
@@ -352,7 +359,7 @@ def bank_conflicts(
 
 
 @dataclass(frozen=True)
-class BatchConflicts:
+class BatchConflicts(_WavefrontCounts):
     """Bank analysis of many warp accesses at once (see :func:`bank_conflicts_batch`).
 
     ``ways`` has shape ``(accesses, phases, banks)``; ``per_access`` gives each
@@ -381,26 +388,6 @@ class BatchConflicts:
     def phase_degree(self) -> np.ndarray:
         """``(accesses, phases)`` array of each phase's conflict degree."""
         return self.ways.max(axis=2)
-
-    @property
-    def wavefronts(self) -> int:
-        """Total wavefronts over all accesses."""
-        return int(self.per_access.sum())
-
-    @property
-    def min_wavefronts(self) -> int:
-        """Total wavefronts without conflicts."""
-        return int((self.ways.max(axis=2) > 0).sum())
-
-    @property
-    def degree(self) -> int:
-        """Worst conflict degree over all phases of all accesses."""
-        return int(self.ways.max())
-
-    @property
-    def conflict_free(self) -> bool:
-        """True when every phase of every access is one wavefront."""
-        return self.degree <= 1
 
     def __str__(self) -> str:
         return (

@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from ..errors import InstructionError
 
 __all__ = ["ELEMENT_BITS", "Instruction", "MmaInstruction", "LdmatrixInstruction",
-           "CpAsyncInstruction", "MMA", "LDMATRIX", "CP_ASYNC", "ADDRESS", "INSTRUCTIONS",
+           "CpAsyncInstruction", "operand", "MMA", "LDMATRIX", "CP_ASYNC", "ADDRESS", "INSTRUCTIONS",
            "instruction", "require_sm", "InstructionError"]
 
 ELEMENT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "u32": 32, "u16": 16, "u8": 8, "tf32": 32}
@@ -100,14 +100,14 @@ class MmaInstruction(Instruction):
         """``(D, A, B, C)`` element types, CuTe's order."""
         return (self.acc_type, self.ab_type, self.ab_type, self.acc_type)
 
-    def elements(self, operand: str) -> int:
-        """Elements of ``operand`` (A, B, C or D) each lane holds."""
+    def elements(self, op: str) -> int:
+        """Elements of operand ``op`` (A, B, C or D) each lane holds."""
         m, n, k = self.shape_mnk
-        return {"A": m * k, "B": n * k, "C": m * n}[_operand(operand)] // WARP
+        return {"A": m * k, "B": n * k, "C": m * n}[operand(op)] // WARP
 
-    def registers(self, operand: str) -> int:
+    def registers(self, op: str) -> int:
         """32-bit registers per lane: narrower elements pack two (or more) to a register."""
-        op = _operand(operand)
+        op = operand(op)
         ty = self.acc_type if op == "C" else self.ab_type
         return self.elements(op) * ELEMENT_BITS[ty] // 32
 
@@ -148,12 +148,17 @@ class CpAsyncInstruction(Instruction):
     dst_bits: str = ""
 
 
-def _operand(operand):
-    op = str(operand).upper()
+def operand(name) -> str:
+    """``"A"``, ``"B"`` or ``"C"`` for an MMA operand name (``"D"`` is ``"C"``: same fragment).
+
+    >>> operand("d")
+    'C'
+    """
+    op = str(name).upper()
     if op == "D":
         op = "C"
     if op not in ("A", "B", "C"):
-        raise InstructionError(f"operand must be 'A', 'B', 'C' or 'D'; got {operand!r}")
+        raise InstructionError(f"operand must be 'A', 'B', 'C' or 'D'; got {name!r}")
     return op
 
 

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from ..errors import InstructionError, LayoutError
 from ..layout import Layout, parse_layout, product, S
-from .instructions import ELEMENT_BITS, MMA
+from .instructions import ELEMENT_BITS, MMA, operand
 
 __all__ = ["MMAAtom", "mma_atom", "MMA_ATOMS", "ELEMENT_BITS"]
 
@@ -46,21 +46,10 @@ class MMAAtom:
     min_sm: int
     instruction: str      # the registry entry (labkit.cuda.ptx name)
 
-    @property
-    def d_type(self):
-        return self.types[0]
-
-    @property
-    def a_type(self):
-        return self.types[1]
-
-    @property
-    def b_type(self):
-        return self.types[2]
-
-    @property
-    def c_type(self):
-        return self.types[3]
+    d_type = property(lambda self: self.types[0], doc="Element type of D.")
+    a_type = property(lambda self: self.types[1], doc="Element type of A.")
+    b_type = property(lambda self: self.types[2], doc="Element type of B.")
+    c_type = property(lambda self: self.types[3], doc="Element type of C.")
 
     @property
     def registers(self) -> dict:
@@ -121,11 +110,7 @@ class MMAAtom:
                 f"  LayoutB_TV: {self.layout_B}\n  LayoutC_TV: {self.layout_C}\n  PTX: {self.ptx}")
 
 
-def _op(operand):
-    op = str(operand).upper()
-    if op not in ("A", "B", "C", "D"):
-        raise LayoutError(f"operand must be 'A', 'B' or 'C', got {operand!r}")
-    return "C" if op == "D" else op
+_op = operand
 
 
 def _check_tv(atom, lay, t, v):

@@ -30,7 +30,6 @@ A table ends the report; the exit status is 0 only if every check holds.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import datetime
 import os
 import platform
@@ -41,6 +40,7 @@ import time
 import numpy as np
 
 from labkit.atoms.instructions import LDMATRIX, MMA, instruction
+from labkit.driver import cuda_device_count
 
 __all__ = ["main", "MMA_ATOMS", "LDMATRIX_ATOMS", "ldmatrix_prediction", "mma_prediction"]
 
@@ -234,19 +234,6 @@ def check_cta(rng, run_device, k_blocks):
 # the command
 
 
-def _gpu_count() -> int:
-    try:
-        lib = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return 0
-    if lib.cuInit(0) != 0:
-        return 0
-    count = ctypes.c_int(0)
-    if lib.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return 0
-    return count.value
-
-
 def _versions():
     import numba
     import numpy
@@ -322,7 +309,7 @@ def main(argv=None) -> int:
         return 2
     want = args.backend
     if want == "auto":
-        want = "gpu" if (_gpu_count() > 0 and os.environ.get("NUMBA_ENABLE_CUDASIM", "0") in ("", "0")) else "cudasim"
+        want = "gpu" if (cuda_device_count() > 0 and os.environ.get("NUMBA_ENABLE_CUDASIM", "0") in ("", "0")) else "cudasim"
     sim_on = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
     if want == "cudasim" and not sim_on:
         if "numba" in sys.modules:

@@ -63,6 +63,21 @@ def _check_index(fname, arr, idx):
         raise TypingError(f"{fname}: the index must be an integer or a tuple of integers; got {idx}")
 
 
+def _named_intrinsic(typer, name, doc):
+    """``numba``'s ``@intrinsic`` of ``typer``, called ``name``, documented ``doc``."""
+    typer.__name__ = name
+    fn = intrinsic(typer)
+    fn.__doc__ = doc
+    return fn
+
+
+def _bind(table, make, where=lambda ins: True):
+    """One module-level intrinsic per entry of the registry ``table`` (``make(entry)``)."""
+    for ins in table.values():
+        if where(ins):
+            globals()[ins.name] = make(ins)
+
+
 def _element_pointer_as_int(context, builder, aryty, ary_val, idxty, idx_val):
     ary = context.make_array(aryty)(context, builder, ary_val)
     indices = _index_values(context, builder, aryty, idxty, idx_val)
@@ -116,14 +131,10 @@ def _make_ldmatrix(ins):
 
         return sig, codegen
 
-    typer.__name__ = name
-    fn = intrinsic(typer)
-    fn.__doc__ = f"``{text}``: one 32-bit register per matrix ({num} matrices)."
-    return fn
+    return _named_intrinsic(typer, name, f"``{text}``: one 32-bit register per matrix ({num} matrices).")
 
 
-for _ins in LDMATRIX.values():
-    globals()[_ins.name] = _make_ldmatrix(_ins)
+_bind(LDMATRIX, _make_ldmatrix)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,13 +180,10 @@ def _make_mma(ins):
     params = ", ".join(f"x{i}" for i in range(n_args))
     scope = {"_typer": typer}
     exec(f"def {name}(typingctx, {params}):\n    return _typer(typingctx, {params})\n", scope)
-    fn = intrinsic(scope[name])
-    fn.__doc__ = f"``{text}``: ({na} A, {nb} B, {nc} C registers) -> {n_out} D registers."
-    return fn
+    return _named_intrinsic(scope[name], name, f"``{text}``: ({na} A, {nb} B, {nc} C registers) -> {n_out} D registers.")
 
 
-for _ins in MMA.values():
-    globals()[_ins.name] = _make_mma(_ins)
+_bind(MMA, _make_mma)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -203,15 +211,10 @@ def _make_cp_async(ins):
 
         return sig, codegen
 
-    typer.__name__ = name
-    fn = intrinsic(typer)
-    fn.__doc__ = f"``cp.async.{level}.shared.global``: copy {nbytes} bytes from ``&src[index]`` to shared ``dst``."
-    return fn
+    return _named_intrinsic(typer, name, f"``{ins.ptx}``: copy {nbytes} bytes from ``&src[index]`` to shared ``dst``.")
 
 
-for _ins in CP_ASYNC.values():
-    if _ins.level:                       # the copies; the group fences follow one by one
-        globals()[_ins.name] = _make_cp_async(_ins)
+_bind(CP_ASYNC, _make_cp_async, where=lambda ins: ins.level)   # the copies; the fences follow
 
 ASM["cp_async_commit_group"] = "cp.async.commit_group;"
 ASM["cp_async_wait_all"] = "cp.async.wait_all;"

@@ -278,17 +278,19 @@ def _ldmatrix(ins, addr):
     return _collective(name, int(addr), compute)
 
 
-def _ldmatrix_twin(ins):
-    def twin(addr):
-        return _ldmatrix(ins, addr)
+def _bind(table, run, where=lambda ins: True):
+    """One module-level twin per entry of the registry ``table``: ``twin(*args) = run(entry, args)``."""
+    for ins in table.values():
+        if where(ins):
+            def twin(*args, ins=ins):
+                return run(ins, args)
 
-    twin.__name__ = twin.__qualname__ = ins.name
-    twin.__doc__ = f"Twin of ``{ins.ptx}``."
-    return twin
+            twin.__name__ = twin.__qualname__ = ins.name
+            twin.__doc__ = f"Twin of ``{ins.ptx}``."
+            globals()[ins.name] = twin
 
 
-for _ins in LDMATRIX.values():
-    globals()[_ins.name] = _ldmatrix_twin(_ins)
+_bind(LDMATRIX, lambda ins, args: _ldmatrix(ins, *args))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -374,17 +376,7 @@ def _mma(ins, args):
     return _collective(name, (a, b, c), compute)
 
 
-def _mma_twin(ins):
-    def twin(*regs):
-        return _mma(ins, regs)
-
-    twin.__name__ = twin.__qualname__ = ins.name
-    twin.__doc__ = f"Twin of ``{ins.ptx}``: ({ins.a_regs} A, {ins.b_regs} B, {ins.c_regs} C registers)."
-    return twin
-
-
-for _ins in MMA.values():
-    globals()[_ins.name] = _mma_twin(_ins)
+_bind(MMA, _mma)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -423,18 +415,7 @@ def _land(copies):
         _bytes_of(droot)[doff:doff + 16] = _bytes_of(root)[soff:soff + 16]
 
 
-def _cp_async_twin(ins):
-    def twin(dst, src, index):
-        _cp_async(ins.level, dst, src, index)
-
-    twin.__name__ = twin.__qualname__ = ins.name
-    twin.__doc__ = f"Twin of ``{ins.ptx}``."
-    return twin
-
-
-for _ins in CP_ASYNC.values():
-    if _ins.level:                       # the copies; the group fences follow one by one
-        globals()[_ins.name] = _cp_async_twin(_ins)
+_bind(CP_ASYNC, lambda ins, args: _cp_async(ins.level, *args), where=lambda ins: ins.level)
 
 
 def cp_async_commit_group():

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labkit.atoms.instructions import ELEMENT_BITS, MMA, MmaInstruction, instruction
+from labkit.atoms.instructions import ELEMENT_BITS, MMA, MmaInstruction, instruction, operand
 from labkit.errors import DeviceError, InstructionError
 from labkit.sim import numbers as nb
 
@@ -91,13 +91,7 @@ def mma_spec(name) -> MmaSpec:
     return ins
 
 
-def _operand(operand):
-    op = str(operand).upper()
-    if op == "D":
-        op = "C"
-    if op not in ("A", "B", "C"):
-        raise DeviceError(f"operand must be 'A', 'B', 'C' or 'D'; got {operand!r}")
-    return op
+_operand = operand
 
 
 def fragment_coords(spec, operand: str) -> np.ndarray:
