@@ -6,8 +6,8 @@ CuTe's view of its entries.
 
 from .instructions import (ELEMENT_BITS, Instruction, InstructionError, instruction, require_sm,
                            INSTRUCTIONS)
-from .mma import MMAAtom, mma_atom, MMA_ATOMS
-from .copy import CopyTraits, CopyAtom, copy_atom, COPY_TRAITS
+from .mma_atoms import MMAAtom, mma_atom, MMA_ATOMS
+from .copy_atoms import CopyTraits, CopyAtom, copy_atom, COPY_TRAITS
 
 __all__ = ["MMAAtom", "mma_atom", "MMA_ATOMS", "ELEMENT_BITS", "CopyTraits", "CopyAtom",
            "copy_atom", "COPY_TRAITS", "Instruction", "InstructionError", "instruction",

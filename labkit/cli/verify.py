@@ -135,7 +135,7 @@ def _mismatch(a, b):
 
 def check_ldmatrix(variant, n, rng, run_device):
     from labkit.cuda.kernels import trace as kt
-    from labkit.sim import trace as st
+    from labkit.sim import fragment_trace as st
 
     num, trans = kt.parse_variant(variant)
     res = Result(f"ldmatrix {variant}", instruction(LDMATRIX_ATOMS[variant]).ptx, n)
@@ -160,7 +160,7 @@ def check_mma(atom, n, rng, run_device):
     from labkit.cuda.kernels import trace as kt
     from labkit.sim import from_bits, mma_spec, pack_fragment, to_bits, unpack_fragment
     from labkit.sim import numbers as nb
-    from labkit.sim import trace as st
+    from labkit.sim import fragment_trace as st
 
     spec = mma_spec(atom)
     res = Result(atom, spec.ptx, n)
@@ -205,8 +205,8 @@ def check_mma(atom, n, rng, run_device):
 def check_cta(rng, run_device, k_blocks):
     from labkit.cuda.kernels import trace as kt
     from labkit.sim import from_bits, to_bits
-    from labkit.sim import trace as st
-    from labkit.sim.mma import unpack_fragment
+    from labkit.sim import fragment_trace as st
+    from labkit.sim.mma_fragments import unpack_fragment
 
     res = Result("sgemm_sm80 CTA", "cp.async + ldmatrix.x4 + mma m16n8k16 (Swizzle<3,3,3>)", 1)
     plan = kt.cta_plan()

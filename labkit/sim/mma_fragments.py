@@ -25,7 +25,7 @@ from the PTX ISA and looked up by the registry entry's shape, so that ``verify``
 independent models.
 
 >>> import numpy as np
->>> from labkit.sim import mma as sm
+>>> from labkit.sim import mma_fragments as sm
 >>> spec = sm.mma_spec("SM80_16x8x16_F16F16F16F16_TN")
 >>> spec.ptx
 'mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16'
