@@ -16,6 +16,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -117,12 +118,15 @@ def graded(assigned, tmp_path_factory) -> dict:
             zf.writestr(".OTTER_LOG", b"")
             zf.writestr("__zip_filename__", zpath.name)
         files["zip"] = zpath
+        # an instructor grades a folder: every notebook and zip in it
+        for key in ("solution", "blank"):
+            files[key] = Path(shutil.copy(files[key], work / f"{name}-{key}.ipynb"))
         meta[name] = {"files": {k: str(v) for k, v in files.items()}, "specs": specs,
                       "wrong_question": last_q}
         subs += [str(v) for v in files.values()]
-    csv_path = work / "grades.csv"
+    csv_path = work.parent / f"{work.name}-grades.csv"
     stdout = run([sys.executable, "-m", "labkit", "grade", "--autograder", str(assigned),
-                  "--csv", str(csv_path), *subs]) if subs else ""
+                  "--csv", str(csv_path), str(work)]) if subs else ""
     with open(csv_path) if subs else open(os.devnull) as f:
         rows = list(csv.DictReader(f))
     scores: dict = {}
@@ -192,6 +196,9 @@ def test_csv_has_the_documented_columns(graded):
     if not graded["meta"]:
         pytest.skip("no exercise follows the conventions")
     assert graded["header"] == ["file", "question", "points", "max"]
+    lines = graded["stdout"].splitlines()
+    assert len(lines) == sum(len(m["files"]) for m in graded["meta"].values())
+    assert all(re.fullmatch(r"\S+: \d+(\.\d+)?/\d+(\.\d+)? points", ln) for ln in lines), lines
 
 
 # ------------------------------------------------------------------------------ what is committed
@@ -322,8 +329,6 @@ def check_cells(nb):
 def ran(tmp_path_factory) -> dict:
     """Run All of every handed-out notebook in a copy of its folder, and exercise 01 on a
     faked Colab (google.colab importable, pip and the download served offline)."""
-    import shutil
-
     jobs, keys = [], []
     for name in NAMES:
         if not follows_conventions(name):
