@@ -15,8 +15,8 @@ import numpy as np
 from ..errors import LayoutError
 from ..layout import Layout, Tensor, S, make_tensor, parse_layout, right_inverse, size, idx2crd
 from ..atoms import copy_atom, ELEMENT_BITS
-from .mma import TiledMMA, make_tiled_mma
-from .copy import TiledCopy, make_tiled_copy_A, make_tiled_copy_B
+from .tiled_mma import TiledMMA, make_tiled_mma
+from .tiled_copy import TiledCopy, make_tiled_copy_A, make_tiled_copy_B
 
 __all__ = ["ElementPath", "trace_element"]
 

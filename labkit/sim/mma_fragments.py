@@ -19,8 +19,13 @@ cancel or span many binades the last bits can differ, so labkit compares D with 
 float64 reference within a tolerance and demands bit-equality only for inputs whose sums
 are exact (small integers).
 
+Which forms exist, their types and minimum SMs come from the instruction registry
+(:mod:`labkit.atoms.instructions`); the fragment rules below are this module's own, written
+from the PTX ISA and looked up by the registry entry's shape, so that ``verify`` compares two
+independent models.
+
 >>> import numpy as np
->>> from labkit.sim import mma as sm
+>>> from labkit.sim import mma_fragments as sm
 >>> spec = sm.mma_spec("SM80_16x8x16_F16F16F16F16_TN")
 >>> spec.ptx
 'mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16'
@@ -35,12 +40,10 @@ True
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass
-
 import numpy as np
 
-from labkit.errors import DeviceError
+from labkit.atoms.instructions import ELEMENT_BITS, MMA, MmaInstruction, instruction, operand
+from labkit.errors import DeviceError, InstructionError
 from labkit.sim import numbers as nb
 
 __all__ = ["MmaSpec", "MMA_SPECS", "mma_spec", "fragment_coords", "pack_fragment", "unpack_fragment", "mma_sync"]
@@ -48,93 +51,47 @@ __all__ = ["MmaSpec", "MMA_SPECS", "mma_spec", "fragment_coords", "pack_fragment
 WARP = 32
 
 
-@dataclass(frozen=True)
-class MmaSpec:
-    """One ``mma.sync`` form: shape, A/B element type (``"f16"``/``"bf16"``), accumulator type
-    (``"f16"``/``"f32"``), the PTX text and the minimum SM (PTX ISA target notes)."""
-
-    m: int
-    n: int
-    k: int
-    ab_type: str
-    acc_type: str
-
-    @property
-    def name(self) -> str:
-        """labkit.cuda.ptx name, e.g. ``mma_m16n8k16_f32bf16bf16f32``."""
-        t = self.ab_type
-        return f"mma_m{self.m}n{self.n}k{self.k}_{self.acc_type}{t}{t}{self.acc_type}"
-
-    @property
-    def ptx(self) -> str:
-        t = self.ab_type
-        return f"mma.sync.aligned.m{self.m}n{self.n}k{self.k}.row.col.{self.acc_type}.{t}.{t}.{self.acc_type}"
-
-    @property
-    def min_sm(self) -> int:
-        return 75 if (self.k == 8 and self.ab_type == "f16") else 80
-
-    @property
-    def shape_mnk(self) -> tuple:
-        return (self.m, self.n, self.k)
-
-    def elements(self, operand: str) -> int:
-        """16-bit (A, B) or accumulator (C) elements per lane."""
-        return {"A": self.m * self.k, "B": self.n * self.k, "C": self.m * self.n}[_operand(operand)] // WARP
-
-    def registers(self, operand: str) -> int:
-        """32-bit registers per lane."""
-        op = _operand(operand)
-        e = self.elements(op)
-        return e if (op == "C" and self.acc_type == "f32") else e // 2
+MmaSpec = MmaInstruction
+"""An ``mma.sync`` form is its instruction-registry entry (:mod:`labkit.atoms.instructions`)."""
 
 
-def _specs():
-    out = {}
-    for k in (8, 16):
-        for acc, ab in (("f16", "f16"), ("f32", "f16"), ("f32", "bf16")):
-            s = MmaSpec(16, 8, k, ab, acc)
-            out[s.name] = s
-    return out
+def _m16n8_16bit(op, lane, i):
+    """PTX ISA, "Matrix Fragments for mma.m16n8k8" and "... mma.m16n8k16 with floating point
+    type" (f16/bf16 A and B): the ``(first, second)`` coordinate of element ``i`` of ``lane``."""
+    g, q = lane >> 2, lane % 4
+    if op == "A":
+        return g + 8 * ((i // 2) % 2), 2 * q + i % 2 + 8 * (i // 4)
+    if op == "B":
+        return g, 2 * q + i % 2 + 8 * (i // 2)          # (n, k): CuTe's order
+    return g + 8 * (i // 2), 2 * q + i % 2
 
 
-MMA_SPECS: dict = _specs()
-"""The six supported forms by labkit.cuda.ptx name."""
+_FRAGMENT_RULES = {
+    # (m, n, k, bits of an A/B element): the PTX ISA's fragment rule for that family
+    (16, 8, 8, 16): _m16n8_16bit,
+    (16, 8, 16, 16): _m16n8_16bit,
+}
 
-_ATOM = re.compile(r"^SM(\d+)_(\d+)x(\d+)x(\d+)_([A-Z0-9]+)_TN$")
-_TYPES = re.compile(r"^(F16|F32)(F16|BF16)(F16|BF16)(F16|F32)$")
+
+def _rule_key(ins):
+    return (*ins.shape_mnk, ELEMENT_BITS[ins.ab_type])
+
+
+MMA_SPECS: dict = {name: ins for name, ins in MMA.items() if _rule_key(ins) in _FRAGMENT_RULES}
+"""The registry's mma forms this model has fragment rules for, by labkit.cuda.ptx name."""
 
 
 def mma_spec(name) -> MmaSpec:
-    """The :class:`MmaSpec` of a CuTe atom name (``"SM80_16x8x16_F32BF16BF16F32_TN"``) or a
-    labkit.cuda.ptx name (``"mma_m16n8k16_f32bf16bf16f32"``); a spec is returned as is."""
-    if isinstance(name, MmaSpec):
-        return name
-    if not isinstance(name, str):
-        raise DeviceError(f"mma: expected an MMA atom or instruction name; got {name!r}")
-    if name in MMA_SPECS:
-        return MMA_SPECS[name]
-    m = _ATOM.match(name)
-    if m:
-        tm = _TYPES.match(m.group(5))
-        if tm and tm.group(2) == tm.group(3) and tm.group(1) == tm.group(4):
-            d, a = tm.group(1).lower(), tm.group(2).lower()
-            key = f"mma_m{m.group(2)}n{m.group(3)}k{m.group(4)}_{d}{a}{a}{d}"
-            if key in MMA_SPECS:
-                return MMA_SPECS[key]
-    raise DeviceError(
-        f"mma: {name!r} is not a supported m16n8k8/m16n8k16 f16/bf16 MMA; "
-        f"known: {sorted(MMA_SPECS)} or CuTe names such as 'SM80_16x8x16_F16F16F16F16_TN'"
-    )
+    """The registry entry of a CuTe atom name (``"SM80_16x8x16_F32BF16BF16F32_TN"``) or a
+    labkit.cuda.ptx name (``"mma_m16n8k16_f32bf16bf16f32"``), checked to have a fragment rule
+    here; an entry is returned as is. Unknown names raise :class:`InstructionError`."""
+    ins = instruction(name, "mma")
+    if _rule_key(ins) not in _FRAGMENT_RULES:
+        raise InstructionError(f"labkit.sim has no PTX ISA fragment rule for {ins.ptx}")
+    return ins
 
 
-def _operand(operand):
-    op = str(operand).upper()
-    if op == "D":
-        op = "C"
-    if op not in ("A", "B", "C"):
-        raise DeviceError(f"operand must be 'A', 'B', 'C' or 'D'; got {operand!r}")
-    return op
+_operand = operand
 
 
 def fragment_coords(spec, operand: str) -> np.ndarray:
@@ -145,17 +102,8 @@ def fragment_coords(spec, operand: str) -> np.ndarray:
     spec = mma_spec(spec)
     op = _operand(operand)
     lane = np.arange(WARP)[:, None]
-    g, q = lane >> 2, lane % 4
     i = np.arange(spec.elements(op))[None, :]
-    if op == "A":
-        first = g + 8 * ((i // 2) % 2)
-        second = 2 * q + i % 2 + 8 * (i // 4)
-    elif op == "B":
-        second = 2 * q + i % 2 + 8 * (i // 2)  # k
-        first = np.broadcast_to(g, second.shape)  # n
-    else:
-        first = g + 8 * (i // 2)
-        second = np.broadcast_to(2 * q + i % 2, first.shape)
+    first, second = _FRAGMENT_RULES[_rule_key(spec)](op, lane, i)
     return np.stack(np.broadcast_arrays(first, second), axis=-1)
 
 

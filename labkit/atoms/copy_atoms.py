@@ -4,6 +4,8 @@ The traits describe a copy instruction with three TV layouts over abstract bit n
 ``SrcLayout`` (which source thread provides which bits), ``DstLayout`` (which destination
 thread receives them) and ``RefLayout`` (the numbering the TiledCopy is built on; for
 ldmatrix it equals ``DstLayout``). ``Copy_Atom<Op, T>`` recasts them to elements of ``T``.
+The traits of ldmatrix and cp.async come from the instruction registry
+(:mod:`labkit.atoms.instructions`).
 
 >>> import labkit as lk
 >>> x4 = lk.copy_atom("SM75_U32x4_LDSM_N", "f16")
@@ -18,9 +20,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import LayoutError
-from ..layout import Layout, parse_layout, recast_layout, size, S
-from .mma import ELEMENT_BITS
+from ..errors import InstructionError, LayoutError
+from ..layout import Layout, parse_layout, recast_layout, size
+from .instructions import CP_ASYNC, ELEMENT_BITS, LDMATRIX
 
 __all__ = ["CopyTraits", "CopyAtom", "copy_atom", "COPY_TRAITS"]
 
@@ -36,6 +38,7 @@ class CopyTraits:
     ref_bits: Layout
     ptx: str
     min_sm: int
+    instruction: str = ""     # the registry entry (labkit.cuda.ptx name); "" for UniversalCopy
 
 
 @dataclass(frozen=True)
@@ -75,32 +78,15 @@ class CopyAtom:
                 f"\n  ValLayoutDst: {self.layout_dst}\n  ValLayoutRef: {self.layout_ref}")
 
 
-def _traits(name, thr, src, dst, ptx, min_sm, ref=None):
+def _traits(name, thr, src, dst, ptx, min_sm, ref=None, instruction=""):
     return CopyTraits(name, parse_layout(thr), parse_layout(src), parse_layout(dst),
-                      parse_layout(ref or dst), ptx, min_sm)
+                      parse_layout(ref or dst), ptx, min_sm, instruction)
 
 
-_LDSM = "ldmatrix.sync.aligned.m8n8"
-COPY_TRAITS = {t.name: t for t in (
-    _traits("SM75_U32x1_LDSM_N", "_32:_1", "((_8,_4),_128):((_128,_0),_1)", "(_32,_32):(_32,_1)",
-            f"{_LDSM}.x1.shared.b16", 75),
-    _traits("SM75_U32x2_LDSM_N", "_32:_1", "((_16,_2),_128):((_128,_0),_1)",
-            "(_32,(_32,_2)):(_32,(_1,_1024))", f"{_LDSM}.x2.shared.b16", 75),
-    _traits("SM75_U32x4_LDSM_N", "_32:_1", "(_32,_128):(_128,_1)",
-            "(_32,(_32,_4)):(_32,(_1,_1024))", f"{_LDSM}.x4.shared.b16", 75),
-    _traits("SM75_U16x2_LDSM_T", "_32:_1", "((_8,_4),_128):((_128,_0),_1)",
-            "((_4,_8),(_16,_2)):((_256,_16),(_1,_128))", f"{_LDSM}.x1.trans.shared.b16", 75),
-    _traits("SM75_U16x4_LDSM_T", "_32:_1", "((_16,_2),_128):((_128,_0),_1)",
-            "((_4,_8),(_16,_2,_2)):((_256,_16),(_1,_128,_1024))", f"{_LDSM}.x2.trans.shared.b16",
-            75),
-    _traits("SM75_U16x8_LDSM_T", "_32:_1", "(_32,_128):(_128,_1)",
-            "((_4,_8),(_16,_2,_4)):((_256,_16),(_1,_128,_1024))", f"{_LDSM}.x4.trans.shared.b16",
-            75),
-    _traits("SM80_CP_ASYNC_CACHEALWAYS", "_1:_0", "(_1,_128):(_0,_1)", "(_1,_128):(_0,_1)",
-            "cp.async.ca.shared.global [dst], [src], 16", 80),
-    _traits("SM80_CP_ASYNC_CACHEGLOBAL", "_1:_0", "(_1,_128):(_0,_1)", "(_1,_128):(_0,_1)",
-            "cp.async.cg.shared.global [dst], [src], 16", 80),
-)}
+# One Copy_Traits per CuTe atom name in the instruction registry (ldmatrix and cp.async).
+COPY_TRAITS = {i.atom: _traits(i.atom, "_32:_1" if i.kind == "ldmatrix" else "_1:_0", i.src_bits,
+                               i.dst_bits, i.ptx, i.min_sm, instruction=i.name)
+               for i in (*LDMATRIX.values(), *CP_ASYNC.values()) if i.atom}
 
 
 def _universal(bits):
@@ -135,7 +121,7 @@ def copy_atom(name: str, element_type: str = "f16") -> CopyAtom:
     elif name in COPY_TRAITS:
         traits = COPY_TRAITS[name]
     else:
-        raise LayoutError(f"copy_atom: unknown atom {name!r}; known: {', '.join(COPY_TRAITS)}, "
+        raise InstructionError(f"copy_atom: unknown atom {name!r}; known: {', '.join(COPY_TRAITS)}, "
                           "UniversalCopy, UniversalCopy<u32|u64|u128>")
     vbits = int(size(traits.ref_bits[1]))
     if vbits % ebits != 0:

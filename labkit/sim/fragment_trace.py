@@ -8,13 +8,13 @@ plus the :class:`~labkit.sim.SharedMemory` whose ``log`` accounts every access (
 
 >>> import numpy as np
 >>> from types import SimpleNamespace
->>> from labkit.sim import trace
+>>> from labkit.sim import fragment_trace
 >>> lane = np.arange(32)
 >>> plan = SimpleNamespace(instruction="mma_m16n8k8_f32f16f16f32", m=16, n=8, k=8, a_variant="x2",
 ...     b_variant="x1", a_major="k", b_major="k", a_offsets=((lane % 16) * 8)[None],
 ...     b_offsets=((lane % 8) * 8)[None])
 >>> a = np.ones((1, 16, 8), np.float16).view(np.uint16); b = a[:, :8]
->>> out = trace.run_mma(plan, a, b, np.zeros((1, 32, 4), np.uint32))
+>>> out = fragment_trace.run_mma(plan, a, b, np.zeros((1, 32, 4), np.uint32))
 >>> out["D"].view(np.float32)[0, 0].tolist()
 [8.0, 8.0, 8.0, 8.0]
 """
@@ -26,7 +26,7 @@ import numpy as np
 from labkit.errors import DeviceError
 from labkit.sim.cp_async import CpAsync
 from labkit.sim.ldmatrix import ldmatrix
-from labkit.sim.mma import mma_spec, mma_sync
+from labkit.sim.mma_fragments import mma_spec, mma_sync
 from labkit.sim.smem import SharedMemory
 
 __all__ = ["run_mma", "run_ldmatrix", "run_cta"]

@@ -22,7 +22,7 @@ from ..layout import (
 )
 from ..layout.int_tuple import is_int, product
 from ..atoms import CopyAtom, copy_atom
-from .mma import TiledMMA, _layout_of
+from .tiled_mma import TiledMMA, _layout_of
 
 __all__ = ["TiledCopy", "ThrCopy", "make_tiled_copy", "make_tiled_copy_A", "make_tiled_copy_B",
            "make_tiled_copy_C", "make_tiled_copy_impl"]

@@ -22,7 +22,7 @@ from ..layout import (
 )
 from ..layout.int_tuple import is_int, product
 from ..atoms import MMAAtom, mma_atom
-from ..atoms.mma import ELEMENT_BITS
+from ..atoms import ELEMENT_BITS
 
 __all__ = ["TiledMMA", "ThrMMA", "make_tiled_mma"]
 

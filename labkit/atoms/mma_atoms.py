@@ -1,5 +1,8 @@
 """MMA atoms as data: CuTe's ``MMA_Traits`` for the ``mma.sync`` instructions of sm_75/sm_80.
 
+Every atom is built from its entry in the instruction registry (:mod:`labkit.atoms.instructions`),
+which holds the facts; this module gives them CuTe's shape (``MMA_Atom``) and coordinates.
+
 Each atom is a table: the instruction's shape (M, N, K), the 32 threads that issue it, and
 three TV layouts mapping ``(thread, value)`` to the column-major index of an element in the
 A (M x K), B (N x K) and C (M x N) tiles, as in ``include/cute/atom/mma_traits_sm80.hpp``.
@@ -18,13 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import LayoutError
-from ..layout import Layout, parse_layout, S, idx2crd
+from ..errors import InstructionError, LayoutError
+from ..layout import Layout, parse_layout, product, S
+from .instructions import ELEMENT_BITS, MMA, operand
 
 __all__ = ["MMAAtom", "mma_atom", "MMA_ATOMS", "ELEMENT_BITS"]
-
-ELEMENT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "u32": 32, "u16": 16, "u8": 8, "tf32": 32}
-
 
 @dataclass(frozen=True)
 class MMAAtom:
@@ -43,22 +44,12 @@ class MMAAtom:
     types: tuple          # (D, A, B, C) element types
     ptx: str
     min_sm: int
+    instruction: str      # the registry entry (labkit.cuda.ptx name)
 
-    @property
-    def d_type(self):
-        return self.types[0]
-
-    @property
-    def a_type(self):
-        return self.types[1]
-
-    @property
-    def b_type(self):
-        return self.types[2]
-
-    @property
-    def c_type(self):
-        return self.types[3]
+    d_type = property(lambda self: self.types[0], doc="Element type of D.")
+    a_type = property(lambda self: self.types[1], doc="Element type of A.")
+    b_type = property(lambda self: self.types[2], doc="Element type of B.")
+    c_type = property(lambda self: self.types[3], doc="Element type of C.")
 
     @property
     def registers(self) -> dict:
@@ -66,14 +57,14 @@ class MMAAtom:
         out = {}
         for op, lay, ty in (("A", self.layout_A, self.a_type), ("B", self.layout_B, self.b_type),
                             ("C", self.layout_C, self.c_type), ("D", self.layout_C, self.d_type)):
-            vals = int(lay[1].shape if isinstance(lay[1].shape, int) else _size(lay[1].shape))
+            vals = int(product(lay[1].shape))
             bits = ELEMENT_BITS[ty] * vals
             out[op] = (bits // 32, "u32") if ELEMENT_BITS[ty] < 32 else (vals, ty)
         return out
 
     def values_per_thread(self, operand: str) -> int:
         lay = {"A": self.layout_A, "B": self.layout_B, "C": self.layout_C}[_op(operand)]
-        return int(_size(lay[1].shape))
+        return int(product(lay[1].shape))
 
     def _coord(self, lay, rows, t, v):
         _check_tv(self, lay, t, v)
@@ -106,7 +97,7 @@ class MMAAtom:
             raise LayoutError(f"{self.name}.owner({operand!r}, {row}, {col}): element outside the "
                               f"{rows}x{cols} operand tile")
         target = row + rows * col
-        nt, nv = int(_size(lay[0].shape)), int(_size(lay[1].shape))
+        nt, nv = int(product(lay[0].shape)), int(product(lay[1].shape))
         for t in range(nt):
             for v in range(nv):
                 if lay(t, v) == target:
@@ -119,60 +110,26 @@ class MMAAtom:
                 f"  LayoutB_TV: {self.layout_B}\n  LayoutC_TV: {self.layout_C}\n  PTX: {self.ptx}")
 
 
-def _size(shape):
-    from ..layout import product
-    return product(shape)
-
-
-def _op(operand):
-    op = str(operand).upper()
-    if op not in ("A", "B", "C", "D"):
-        raise LayoutError(f"operand must be 'A', 'B' or 'C', got {operand!r}")
-    return "C" if op == "D" else op
+_op = operand
 
 
 def _check_tv(atom, lay, t, v):
-    nt, nv = int(_size(lay[0].shape)), int(_size(lay[1].shape))
+    nt, nv = int(product(lay[0].shape)), int(product(lay[1].shape))
     if not (isinstance(t, int) and 0 <= t < nt):
         raise LayoutError(f"{atom.name}: thread {t!r} outside [0, {nt})")
     if not (isinstance(v, int) and 0 <= v < nv):
         raise LayoutError(f"{atom.name}: value {v!r} outside [0, {nv})")
 
 
-_L16816_A = "((_4,_8),(_2,_2,_2)):((_32,_1),(_16,_8,_128))"
-_L16816_B = "((_4,_8),(_2,_2)):((_16,_1),(_8,_64))"
-_L16816_C = "((_4,_8),(_2,_2)):((_32,_1),(_16,_8))"
-_L1688_A = "((_4,_8),(_2,_2)):((_32,_1),(_16,_8))"
-_L1688_B = "((_4,_8),_2):((_16,_1),_8)"
-_L1688_C = _L1688_A
+def _atom(name, ins):
+    return MMAAtom(name=name, shape_mnk=tuple(S(x) for x in ins.shape_mnk), thr_id=Layout(S(32), S(1)),
+                   layout_A=parse_layout(ins.layout_A), layout_B=parse_layout(ins.layout_B),
+                   layout_C=parse_layout(ins.layout_C), types=ins.types, ptx=ins.ptx,
+                   min_sm=ins.min_sm, instruction=ins.name)
 
 
-def _make(name, mnk, la, lb, lc, types, shape_ptx, min_sm):
-    d, a, b, c = types
-    ptx = f"mma.sync.aligned.{shape_ptx}.row.col.{d}.{a}.{b}.{c}"
-    return MMAAtom(name=name, shape_mnk=tuple(S(x) for x in mnk), thr_id=Layout(S(32), S(1)),
-                   layout_A=parse_layout(la), layout_B=parse_layout(lb),
-                   layout_C=parse_layout(lc), types=types, ptx=ptx, min_sm=min_sm)
-
-
-# min_sm is what the PTX ISA requires of the instruction: m16n8k8 with f16 inputs exists
-# from sm_75, m16n8k16 and every bf16 shape from sm_80.
-MMA_ATOMS = {a.name: a for a in (
-    _make("SM80_16x8x16_F16F16F16F16_TN", (16, 8, 16), _L16816_A, _L16816_B, _L16816_C,
-          ("f16", "f16", "f16", "f16"), "m16n8k16", 80),
-    _make("SM80_16x8x16_F32F16F16F32_TN", (16, 8, 16), _L16816_A, _L16816_B, _L16816_C,
-          ("f32", "f16", "f16", "f32"), "m16n8k16", 80),
-    _make("SM80_16x8x16_F32BF16BF16F32_TN", (16, 8, 16), _L16816_A, _L16816_B, _L16816_C,
-          ("f32", "bf16", "bf16", "f32"), "m16n8k16", 80),
-    _make("SM80_16x8x8_F16F16F16F16_TN", (16, 8, 8), _L1688_A, _L1688_B, _L1688_C,
-          ("f16", "f16", "f16", "f16"), "m16n8k8", 75),
-    _make("SM80_16x8x8_F32F16F16F32_TN", (16, 8, 8), _L1688_A, _L1688_B, _L1688_C,
-          ("f32", "f16", "f16", "f32"), "m16n8k8", 75),
-    _make("SM80_16x8x8_F32BF16BF16F32_TN", (16, 8, 8), _L1688_A, _L1688_B, _L1688_C,
-          ("f32", "bf16", "bf16", "f32"), "m16n8k8", 80),
-    _make("SM75_16x8x8_F32F16F16F32_TN", (16, 8, 8), _L1688_A, _L1688_B, _L1688_C,
-          ("f32", "f16", "f16", "f32"), "m16n8k8", 75),
-)}
+# One atom per CuTe name of every registry entry (SM75_ and SM80_16x8x8_F32F16F16F32_TN share one).
+MMA_ATOMS = {name: _atom(name, ins) for ins in MMA.values() for name in ins.atoms}
 
 
 def mma_atom(name: str) -> MMAAtom:
@@ -183,8 +140,6 @@ def mma_atom(name: str) -> MMAAtom:
     """
     if isinstance(name, MMAAtom):
         return name
-    try:
+    if isinstance(name, str) and name in MMA_ATOMS:
         return MMA_ATOMS[name]
-    except (KeyError, TypeError):
-        raise LayoutError(f"mma_atom: unknown atom {name!r}; known: {', '.join(MMA_ATOMS)}") \
-            from None
+    raise InstructionError(f"mma_atom: unknown atom {name!r}; known: {', '.join(MMA_ATOMS)}")

@@ -1,4 +1,4 @@
-"""Tests of labkit.swizzles: the swizzle modes as CuTe swizzles.
+"""Tests of labkit.swizzle_atoms: the swizzle modes as CuTe swizzles.
 
 Expected values come from CuTe (``cute/atom/mma_traits_sm90_gmma.hpp``:
 ``Layout_K_{INTER,SW32,SW64,SW128}_Atom_Bits`` are ``Swizzle<0..3,4,3>`` over
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import labkit as lk
 from labkit.errors import LayoutError
-from labkit.swizzles import (
+from labkit.swizzle_atoms import (
     SWIZZLE_MODES,
     byte_swizzle,
     element_bits,
