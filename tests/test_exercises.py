@@ -258,6 +258,12 @@ def tracked(path: str) -> list[str]:
 
 
 def test_no_hidden_test_or_autograder_is_committed():
+    leftovers = ["exercises/01_shape_stride/student/.OTTER_LOG", ".OTTER_LOG",
+                 "exercises/01_shape_stride/student/01_shape_stride_2026_01_01T00_00_00_0.zip",
+                 "exercises/01_shape_stride/autograder/tests/q1.py"]
+    ignored = subprocess.run(["git", "check-ignore", *leftovers], cwd=REPO, capture_output=True,
+                             text=True).stdout.split()
+    assert ignored == leftovers, "otter's log, export zips and autograder output are ignored"
     files = tracked("exercises")
     assert not [f for f in files if "/autograder/" in f or f.endswith((".zip", ".OTTER_LOG"))]
     for f in files:

@@ -124,6 +124,12 @@ def find_tests(exercise: str, autograder_dirs: list[Path] = ()) -> Path:
     candidates.append(REPO / "exercises" / exercise / "autograder" / "tests")
     for c in candidates:
         if c.is_dir() and any(c.glob("*.py")):
+            master = REPO / "solutions" / f"{exercise}.ipynb"
+            if master.is_file() and master.stat().st_mtime > max(
+                    p.stat().st_mtime for p in c.glob("*.py")):
+                print(f"labkit grade: warning: the hidden tests in {c} are older than "
+                      f"{master.relative_to(REPO)}; rebuild them with "
+                      "`python -m labkit grade --assign`", file=sys.stderr)
             return c
     raise GradingError(
         f"no hidden tests for {exercise!r}: build them with `python -m labkit grade --assign` "
