@@ -195,7 +195,7 @@ def run_capstone(a_offset=None, b_offset=None, backend=None) -> CapstoneRun:
     from labkit import lab
     from labkit.cuda.kernels import trace as kt
     from labkit.sim import to_bits
-    from labkit.sim import trace as st
+    from labkit.sim import fragment_trace as st
 
     if backend not in (None, "sim", "gpu", "cudasim"):
         raise DeviceError(f"backend must be 'sim', 'gpu', 'cudasim' or None; got {backend!r}")
