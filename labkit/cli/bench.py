@@ -290,7 +290,7 @@ def _header(backend):
     return lines
 
 
-TC_STEPS_REPORTED = ("HMMA", "LDSM", "LDGSTS")
+TC_STEPS_REPORTED = ("HMMA", "LDSM", "LDGSTS", "UTMALDG")
 
 
 def _variants(args):
@@ -460,14 +460,23 @@ def _report_columns(rep):
                 smem_bytes=rep["dynamic_smem"] + rep["static_smem"], threads=rep["threads"],
                 ctas_per_sm=rep["ctas_per_sm"])
     for n in TC_STEPS_REPORTED:
-        cols[f"{n.lower()}_per_ktile"] = k.get(n, "")
-    cols["sass_per_ktile"] = k.get("total", "")
+        cols[f"{n.lower()}_per_ktile"] = k.get(n, 0) if k else ""
+    cols["sass_per_ktile"] = k.get("total", "") if k else ""
     return cols
 
 
 def _ratio(rows, r, prefix="cuBLAS"):
     ref = [x for x in rows if x["size"] == r["size"] and x["step"].startswith(prefix)]
     return f"{r['tflops'] / ref[0]['tflops']:.3f}" if ref else ""
+
+
+def _num(v):
+    """A count for the table: '12', '12.5', or '—' when the SASS was not read.
+
+    >>> _num(12.0), _num(0), _num(""), _num(None)
+    ('12', '0', '—', '—')
+    """
+    return "—" if v in ("", None) else f"{float(v):g}"
 
 
 def _table(rows, out):
@@ -482,7 +491,7 @@ def _table(rows, out):
     print("", file=out)
     head = (f"| {'step':<28} | acc | "
             + " | ".join(f"{s}³ TFLOP/s | vs cuBLAS | vs CuTe" for s in sizes)
-            + " | regs | spills (B) | smem (KB) | CTAs/SM | HMMA / LDSM / LDGSTS per k-tile | notes |")
+            + " | regs | spills (B) | smem (KB) | CTAs/SM | HMMA / LDSM / LDGSTS / UTMALDG per k-tile | notes |")
     print(head, file=out)
     print("|" + "---|" * (8 + 3 * len(sizes)), file=out)
     for step, acc in keys:
@@ -499,7 +508,7 @@ def _table(rows, out):
             else:
                 cells += ["—", "", ""]
         if info:
-            mix = " / ".join(f"{info.get(n.lower() + '_per_ktile', 0):g}" for n in TC_STEPS_REPORTED)
+            mix = " / ".join(_num(info.get(n.lower() + "_per_ktile")) for n in TC_STEPS_REPORTED)
             cells += [str(info["regs"]), str(info["local_bytes"]), f"{info['smem_bytes'] / 1024:g}",
                       str(info["ctas_per_sm"]), mix]
         else:
