@@ -43,9 +43,9 @@ def swizzle_atom_figure(elements=ELEMENTS, width: float = 720) -> HtmlFigure:
             fig.text(x0, 12, f"{m.name} on {e}: {atom}   (8 rows x {m.row_bytes} B, {n} elements per row)",
                      size=11, anchor="start", when=when, fill="#0072B2")
             for r in range(rows):
-                fig.text(x0 - 4, y0 + r * ch + ch / 2, f"row {r}", size=8, anchor="end", fill="#555", when=when)
+                fig.text(x0 - 4, y0 + r * ch + ch / 2, f"row {r}", size=10, anchor="end", fill="#555", when=when)
             for ck in range(n // per_chunk):
-                fig.text(x0 + (ck + 0.5) * per_chunk * cw, y0 - 8, f"chunk {ck}", size=8, fill="#555", when=when)
+                fig.text(x0 + (ck + 0.5) * per_chunk * cw, y0 - 8, f"chunk {ck}", size=10, fill="#555", when=when)
             by_chunk = n > 64        # too narrow to tell elements apart: one cell per 16-byte chunk
             step = per_chunk if by_chunk else 1
             cw_cell = cw * step

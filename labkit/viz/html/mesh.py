@@ -69,7 +69,7 @@ def mesh_figure() -> HtmlFigure:
             for dy in range(2):
                 bx = mx + dx * dw
                 by = y0 + dy * (4 * ch + 34)
-                fig.text(bx, by - 10, f"GPU (gpuid_x={dx}, gpuid_y={dy})", size=9, anchor="start", when=when)
+                fig.text(bx, by - 10, f"GPU (gpuid_x={dx}, gpuid_y={dy})", size=10, anchor="start", when=when)
                 for slot in range(32):
                     r_, c_ = divmod(slot, 8)
                     e = held.get((dx, dy, slot))
@@ -79,7 +79,7 @@ def mesh_figure() -> HtmlFigure:
                                        "mode": mode, "view": "device"}, faint=True)
                     else:
                         i, j = e
-                        fig.cell(bx + c_ * cw, by + r_ * ch, cw, ch, fill=fill(i, j), text=f"{i},{j}", font=9,
+                        fig.cell(bx + c_ * cw, by + r_ * ch, cw, ch, fill=fill(i, j), text=f"{i},{j}", font=10,
                                  info={**facts(i, j, "device"), "device": (dx, dy)},
                                  link=i * 8 + j, rel={"same device": f"{dx},{dy}"}, when=when)
     fig.select(fig.find(coordinate=(6, 3), mode=modes[start], view="matrix")[0])
