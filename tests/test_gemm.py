@@ -287,7 +287,7 @@ SIM_SCRIPT = r"""
 import json, time
 import numpy as np
 from labkit.cuda import simulate_sm
-from labkit.cuda.kernels import gemm, gemm_pipeline
+from labkit.cuda.kernels import gemm, gemm_pipeline, gemm_tma
 from labkit.cuda.kernels import gemm_tensorcore as tc
 
 gemm_pipeline.CONFIGS["small"] = tc.TileConfig(bm=32, bn=32, bk=32, warps_m=1, warps_n=1, stages=3, group_m=2)
