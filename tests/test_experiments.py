@@ -247,8 +247,11 @@ def test_recorded_copy_and_transpose_follow_the_sectors():
     assert all(x["correct"] for x in t.values())
     assert t["tiled_padded"]["GB/s"] > t["tiled"]["GB/s"] and t["tiled_padded"]["GB/s"] > t["naive"]["GB/s"]
     b = rows(rec, "broadcast")
-    # the broadcast moves about half the bytes of the materialised copy (output only)
-    assert b["row broadcast"]["ms"] < 0.75 * b["materialised"]["ms"]
+    # a replica costs no memory traffic: the broadcasts read 1024 distinct sectors instead of 2^23,
+    # so they move about half the bytes and cannot take longer than the materialised copy
+    for name in ("row broadcast", "column broadcast"):
+        assert b[name]["distinct sectors"] == 8192 * 4 // 32
+        assert b[name]["ms"] < b["materialised"]["ms"]
     assert rec["fragment"]["extra"]["matches"] is True
 
 
