@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from labkit.cli import verify
-from labkit.sim import trace as sim_trace
+from labkit.sim import fragment_trace as sim_trace
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -14,14 +14,8 @@ from .blockscaled import MXFP8, NVFP4, BlockScaledFormat, block_scaled_mma, deco
 from .convert import axe_from_cute, axe_from_tv
 from .iters import AxeIter
 from .layout import AxeLayout
-from .models import (
-    MESH_MODES,
-    m8n8_fragment_layout,
-    mesh_layout,
-    scale_factor_layout,
-    tiled_layout,
-    tmem_accumulator_layout,
-)
+from .models import *  # noqa: F401,F403
+from .models import __all__ as _models_all
 from .text import parse_axe
 
 __all__ = [
@@ -32,12 +26,7 @@ __all__ = [
     "MEMORY_AXIS",
     "axe_from_cute",
     "axe_from_tv",
-    "tiled_layout",
-    "tmem_accumulator_layout",
-    "m8n8_fragment_layout",
-    "scale_factor_layout",
-    "mesh_layout",
-    "MESH_MODES",
+    *_models_all,
     "BlockScaledFormat",
     "NVFP4",
     "MXFP8",

@@ -26,7 +26,7 @@ import os
 import types as _pytypes
 
 from labkit.cuda import ptx
-from labkit.errors import DeviceError
+from labkit.errors import DeviceError, InstructionError
 
 __all__ = ["jit", "Kernel", "required_sm", "device_sm", "device_name", "simulate_sm", "sm_name", "check_sm"]
 
@@ -158,14 +158,15 @@ def simulate_sm(sm: int):
 
 
 def check_sm(need: int, what: str, uses=()) -> int:
-    """Raise :class:`DeviceError` unless the current device has SM >= ``need``; return its SM."""
+    """Raise :class:`InstructionError` (a :class:`DeviceError`) unless the current device has
+    SM >= ``need``; return its SM."""
     sm = device_sm()
     if sm < need:
         detail = ""
         if uses:
             worst = [u for u in uses if u.min_sm > sm]
             detail = " (" + ", ".join(f"{u.ptx} needs {sm_name(u.min_sm)}" for u in worst) + ")"
-        raise DeviceError(
+        raise InstructionError(
             f"{what} needs {sm_name(need)} or newer{detail}; the current device is {device_name()}"
         )
     return sm
