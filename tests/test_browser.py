@@ -383,6 +383,9 @@ def test_figure_text_is_at_least_10px_on_a_desktop(gallery):
     page, _ = gallery
     sizes = page.evaluate(_SIZES)
     assert sizes["overflow"] == []                                   # every figure fits the column
+    boxes = page.eval_on_selector_all("figure.lkf .lkf-box", "bs => bs.map(b => [b.closest('figure').dataset"
+                                                              ".figure, b.scrollWidth - b.clientWidth])")
+    assert [name for name, extra in boxes if extra > 1] == []         # ... without scrolling sideways
     assert len(sizes["text"]) > 500
     small = [t for t in sizes["text"] if t[0] < 9.999]
     assert small == [], small[:5]

@@ -21,6 +21,7 @@ from ..layout import (
     right_inverse, logical_product, raked_product, coalesce, upcast, prepend, zip_layouts,
 )
 from ..layout.int_tuple import is_int, product
+from ..layout.tensor import slice_layout
 from ..atoms import CopyAtom, copy_atom
 from .tiled_mma import TiledMMA, _layout_of
 
@@ -111,7 +112,6 @@ class TiledCopy:
         tile = (V,) + tuple(product(s) for s in _shape_each(frg_layout_mn))
         t_layout = zipped_divide(layout, tile)
         v_layout = composition(t_layout, (frg_layout_v, _))
-        from ..layout.tensor import slice_layout
         crd = (_, (S(0),) + (_,) * (R - 1)) if R > 1 else (_, S(0))
         sub, off = slice_layout(v_layout, crd)
         if int(off) != 0:

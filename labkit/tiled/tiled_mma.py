@@ -20,9 +20,8 @@ from ..layout import (
     composition, logical_divide, zipped_divide, tiled_product, right_inverse, append,
     make_fragment_like, is_static, parse_layout,
 )
-from ..layout.int_tuple import is_int, product
-from ..atoms import MMAAtom, mma_atom
-from ..atoms import ELEMENT_BITS
+from ..layout.int_tuple import flatten_tuple, is_int, product
+from ..atoms import ELEMENT_BITS, MMAAtom, mma_atom
 
 __all__ = ["TiledMMA", "ThrMMA", "make_tiled_mma"]
 
@@ -174,7 +173,6 @@ def _check_div(layout, tile, name):
 
 def _thread_coord(thr_layout_vmnk, thr_idx):
     """CuTe's ``get_flat_coord``: (v, m, n, k) of ``thr_idx``, static if ``thr_idx`` is static."""
-    from ..layout.int_tuple import flatten_tuple
     crd = []
     for m in thr_layout_vmnk:
         d = flatten_tuple(m.stride)[0]
