@@ -303,6 +303,18 @@ def test_section_glues_the_measured_ratios(section):
     assert glued["ch6_gemm_swizzle_extra"] > 0       # the swizzle adds address arithmetic only
 
 
+def test_section_resources_per_rung(section):
+    _, out, _ = section
+    lines = output_of(out, "import json").splitlines()[1:]
+    got = {line.split()[0]: line.split()[1:] for line in lines}
+    # docs/benchmarks.md, the 2026-12-01 table: registers, spills, smem (KB), CTAs/SM and SASS per
+    # k-tile; by hand: a 32x32 warp tile is 32 MMAs and 16 ldmatrix.x4 per 64-deep k-tile, a 64x64
+    # one 128 and 32; step 5 copies 16 chunks a thread, step 6 two TMA boxes a block
+    assert got["mma"] == got["swizzle"] == ["78", "0", "16", "6", "32", "/", "16", "/", "0", "/", "0"]
+    assert got["pipeline"] == ["254", "0", "96", "2", "128", "/", "32", "/", "16", "/", "0"]
+    assert got["tma"] == ["213", "0", "193", "1", "128", "/", "32", "/", "0", "/", "2"]
+
+
 def test_section_chart_shows_the_ladder_and_the_cute_bar(section):
     nb, _, _ = section
     chart = next(c for c in nb.cells if c.cell_type == "code" and "cute_sgemm_sm80" in c.source)
@@ -389,7 +401,7 @@ def test_section_shows_the_pipelined_main_loop(section):
 
 def test_section_step_6(section):
     _, out, glued = section
-    prof = output_of(out, "import json").splitlines()
+    prof = output_of(out, "prof5, prof6").splitlines()
     # docs/benchmarks.md: step 5 tensor pipe 62.6 %, L1/TEX 77.9 %; step 6 80.8 % and 60.6 %
     assert "tensor pipe busy 62.6 % of the cycles, L1/shared data path 77.9 %" in prof[0]
     assert "tensor pipe busy 80.8 % of the cycles, L1/shared data path 60.6 %" in prof[1]
