@@ -1,6 +1,6 @@
 """The errors labkit raises: each names the argument and the rule it broke."""
 
-__all__ = ["LabkitError", "LayoutError", "DeviceError"]
+__all__ = ["LabkitError", "LayoutError", "DeviceError", "InstructionError"]
 
 
 class LabkitError(ValueError):
@@ -21,3 +21,12 @@ class LayoutError(LabkitError):
 
 class DeviceError(LabkitError):
     """A GPU launch was refused before it ran (missing GPU, SM too old, bad operand)."""
+
+
+class InstructionError(LayoutError, DeviceError):
+    """The instruction (or atom) does not exist, or the SM cannot run it.
+
+    Raised by the instruction registry (``labkit.atoms.instructions``) for atoms, the simulator,
+    the PTX intrinsics and kernel launches alike; it is both a :class:`LayoutError` and a
+    :class:`DeviceError`, so either ``except`` catches it.
+    """

@@ -13,7 +13,6 @@ Hypothesis runs the ``ci`` profile (derandomized) when ``CI`` is set, else ``dev
 
 from __future__ import annotations
 
-import ctypes
 import functools
 import importlib.metadata
 import importlib.util
@@ -24,6 +23,8 @@ from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+from labkit.driver import cuda_device_count
 
 # Random tests are reproducible under CI: the "ci" profile derives every example from the test
 # itself (derandomize) and keeps no example database, so a run fails only when the code is wrong.
@@ -41,16 +42,7 @@ def cuda_gpu_count() -> int:
     """The number of CUDA devices the driver reports (0 without a driver or GPU)."""
     if os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0"):
         return 0
-    try:
-        driver = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return 0
-    if driver.cuInit(0) != 0:
-        return 0
-    count = ctypes.c_int(0)
-    if driver.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return 0
-    return count.value
+    return cuda_device_count()
 
 
 @functools.cache

@@ -43,26 +43,17 @@ def ptx_b_1688(lane, i):    # b0..b1
     return g, t * 2 + (i & 1)
 
 
-@pytest.mark.parametrize("name", F16_16816)
-def test_16816_layouts_match_ptx(name):
-    atom = lk.mma_atom(name)
-    for lane in range(32):
-        for i in range(8):
-            assert atom.coord_A(lane, i) == ptx_a_16816(lane, i)
-        for i in range(4):
-            assert atom.coord_B(lane, i) == ptx_b_16816(lane, i)
-            assert atom.coord_C(lane, i) == ptx_c(lane, i)
+PTX_FRAGMENTS = {16: (8, ptx_a_16816, 4, ptx_b_16816), 8: (4, ptx_a_1688, 2, ptx_b_1688)}
 
 
-@pytest.mark.parametrize("name", F16_1688)
-def test_1688_layouts_match_ptx(name):
+@pytest.mark.parametrize("name", F16_16816 + F16_1688)
+def test_layouts_match_ptx(name):
     atom = lk.mma_atom(name)
+    n_a, ptx_a, n_b, ptx_b = PTX_FRAGMENTS[int(atom.shape_mnk[2])]
     for lane in range(32):
-        for i in range(4):
-            assert atom.coord_A(lane, i) == ptx_a_1688(lane, i)
-            assert atom.coord_C(lane, i) == ptx_c(lane, i)
-        for i in range(2):
-            assert atom.coord_B(lane, i) == ptx_b_1688(lane, i)
+        assert [atom.coord_A(lane, i) for i in range(n_a)] == [ptx_a(lane, i) for i in range(n_a)]
+        assert [atom.coord_B(lane, i) for i in range(n_b)] == [ptx_b(lane, i) for i in range(n_b)]
+        assert [atom.coord_C(lane, i) for i in range(4)] == [ptx_c(lane, i) for i in range(4)]
 
 
 def test_seed000_section2_formulas_both_ways():
@@ -199,3 +190,74 @@ def test_recast_fragment_to_u32_low_high_halves():
         assert w & 0xFFFF == bits[2 * i] and w >> 16 == bits[2 * i + 1]
     # A(0,9) sits in slot 5: word 2 (operand a2), high half
     assert (5 // 2, 5 % 2) == (2, 1)
+
+
+# --- the instruction registry: facts from the PTX ISA ("Target ISA notes", instruction syntax)
+
+from labkit.atoms import instructions as isa  # noqa: E402
+
+# PTX ISA: ldmatrix needs sm_75; mma.m16n8k8 with .f16 inputs sm_75; m16n8k16 and every .bf16
+# form sm_80; cp.async sm_80.
+ISA_MIN_SM = {
+    "ldmatrix_x1": 75, "ldmatrix_x2": 75, "ldmatrix_x4": 75,
+    "ldmatrix_x1_trans": 75, "ldmatrix_x2_trans": 75, "ldmatrix_x4_trans": 75,
+    "mma_m16n8k8_f16f16f16f16": 75, "mma_m16n8k8_f32f16f16f32": 75, "mma_m16n8k8_f32bf16bf16f32": 80,
+    "mma_m16n8k16_f16f16f16f16": 80, "mma_m16n8k16_f32f16f16f32": 80, "mma_m16n8k16_f32bf16bf16f32": 80,
+    "cp_async_16": 80, "cp_async_cg_16": 80, "cp_async_commit_group": 80, "cp_async_wait_group": 80,
+    "cp_async_wait_all": 80,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ISA_MIN_SM))
+def test_registry_minimum_sm_is_the_ptx_isas(name):
+    assert isa.instruction(name).min_sm == ISA_MIN_SM[name]
+
+
+def test_registry_register_counts_follow_the_isa_operand_lists():
+    # PTX ISA mma.m16n8k16 .f16: a = {4 x .f16x2}, b = {2 x .f16x2}, c/d = {2 x .f16x2};
+    # .f32 accumulators {4 x .f32}; m16n8k8: a = {2 x .f16x2}, b = {1 x .f16x2}
+    want = {16: (4, 2), 8: (2, 1)}
+    for ins in isa.MMA.values():
+        assert (ins.a_regs, ins.b_regs) == want[ins.k]
+        assert ins.c_regs == (2 if ins.acc_type == "f16" else 4)
+        assert ins.ptx == (f"mma.sync.aligned.m16n8k{ins.k}.row.col.{ins.acc_type}.{ins.ab_type}."
+                           f"{ins.ab_type}.{ins.acc_type}")
+
+
+def test_every_cute_atom_is_keyed_by_its_registry_entry():
+    for name, atom in lk.MMA_ATOMS.items():
+        ins = isa.instruction(name)
+        assert atom.instruction == ins.name and atom.ptx == ins.ptx and atom.min_sm == ins.min_sm
+    for name, traits in lk.COPY_TRAITS.items():
+        ins = isa.instruction(name)
+        assert traits.instruction == ins.name and traits.ptx == ins.ptx and traits.min_sm == ins.min_sm
+    # CuTe's SM75 and SM80 16x8x8 F32F16F16F32 atoms issue the same instruction
+    assert (lk.mma_atom("SM75_16x8x8_F32F16F16F32_TN").instruction
+            == lk.mma_atom("SM80_16x8x8_F32F16F16F32_TN").instruction == "mma_m16n8k8_f32f16f16f32")
+
+
+def test_one_error_for_unknown_or_unavailable_instructions():
+    from labkit.cuda import ptx
+    from labkit import sim
+
+    calls = [lambda: lk.mma_atom("SM80_16x8x32_S32S8S8S32_TN"),
+             lambda: lk.copy_atom("SM90_U32x4_STSM_N"),
+             lambda: sim.mma_spec("SM80_16x8x32_S32S8S8S32_TN"),
+             lambda: ptx.min_sm("mma_m16n8k32_s32s8s8s32"),
+             lambda: isa.instruction("ldmatrix_x4", kind="mma"),
+             lambda: isa.require_sm("mma_m16n8k16_f16f16f16f16", 75)]
+    for call in calls:
+        with pytest.raises(lk.InstructionError) as e:
+            call()
+        assert isinstance(e.value, lk.LayoutError) and isinstance(e.value, lk.DeviceError)
+    with pytest.raises(lk.InstructionError, match="needs sm_80; this device is sm_75"):
+        isa.require_sm("SM80_16x8x16_F16F16F16F16_TN", 75)
+    assert isa.require_sm("SM75_16x8x8_F32F16F16F32_TN", 75).name == "mma_m16n8k8_f32f16f16f32"
+
+
+def test_every_registry_entry_has_a_ptx_binding():
+    from labkit.cuda import ptx
+
+    for name, ins in isa.INSTRUCTIONS.items():
+        fn = getattr(ptx, name)
+        assert ptx.instruction_of(fn) is ins and name in ptx.__all__

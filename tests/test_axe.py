@@ -48,7 +48,7 @@ def test_lexicographic_unflatten_differs_from_cute():
 
 
 def test_tiling_8x8_into_2x4_tiles():
-    L = lk.tiled_layout((8, 8), (2, 4))
+    L = lk.axe_tiled_layout((8, 8), (2, 4))
     assert str(L) == "S[(4,2,2,4):(16,4,8,1)]"
     assert L == lk.parse_axe("S[(4, 2, 2, 4) : (16, 4, 8, 1)]")
     for i in range(8):
@@ -64,11 +64,11 @@ def test_tiling_8x8_into_2x4_tiles():
     assert L.is_injective()
 
 
-def test_tiled_layout_rejects_tiles_that_do_not_divide():
+def test_axe_tiled_layout_rejects_tiles_that_do_not_divide():
     with pytest.raises(LayoutError, match="tile_shape"):
-        lk.tiled_layout((8, 8), (3, 4))
+        lk.axe_tiled_layout((8, 8), (3, 4))
     with pytest.raises(LayoutError, match="matrix_shape"):
-        lk.tiled_layout(8, (2, 4))
+        lk.axe_tiled_layout(8, (2, 4))
 
 
 # --------------------------------------------------------------------------------------

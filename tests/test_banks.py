@@ -28,7 +28,7 @@ from labkit.banks import (
     ldmatrix_tile_conflicts,
 )
 from labkit.errors import LayoutError
-from labkit.swizzles import swizzle_atom, xor_toy_layout
+from labkit.swizzle_atoms import swizzle_atom, xor_toy_layout
 
 
 def tile(atom, shape):

@@ -6,6 +6,8 @@ numbering), seed 000 (A(0,9) path, lane/value formulas) and the PTX ISA (ldmatri
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -25,9 +27,10 @@ def figures():
 
 
 def _data(fig):
+    """The data the page's script unpacks (base64 of gzip of JSON)."""
     page = fig.to_html()
-    m = re.search(r'<script type="application/json" class="lkf-data">(.*?)</script>', page, re.S)
-    return json.loads(m.group(1).replace("<\\/", "</"))
+    m = re.search(r'<script type="application/octet-stream" class="lkf-data">(.*?)</script>', page, re.S)
+    return json.loads(gzip.decompress(base64.b64decode(m.group(1))))
 
 
 def test_every_figure_is_valid_svg_with_one_element_per_cell(figures):
@@ -55,7 +58,7 @@ def test_html_is_self_contained(figures):
 def test_ids_are_unique_and_scripts_address_their_own_figure():
     a, b = html.fragment_figure(), html.fragment_figure()
     assert a.id != b.id
-    assert f'getElementById("{a.id}")' in a.to_html() and b.id not in a.to_html()
+    assert f'window.lkfInit("{a.id}")' in a.to_html() and b.id not in a.to_html()
 
 
 def test_tiling_cells_follow_seed_001():
@@ -216,5 +219,70 @@ def test_text_is_escaped():
     fig = HtmlFigure("t<x>", title="a<b", alt="c&d")
     fig.cell(0, 0, 10, 10, fill="#ffffff", text="<&>", info={"f<": "</script><b>"})
     ET.fromstring(fig.svg())
-    page = fig.to_html()
-    assert "</script><b>" not in page.split('class="lkf-data">')[1].split("</script>")[0]
+    assert "</script><b>" not in fig.to_html()
+    assert _data(fig)["vals"] == ["</script><b>"]
+    ET.fromstring("<svg>" + _data(fig)["svg"] + "</svg>")
+
+
+def test_page_data_draws_the_same_cells_as_the_svg(figures):
+    # the script draws cell k at (x, y, w, h) with its fill and text: the same as the static SVG
+    for name, fig in figures.items():
+        data = _data(fig)
+        root = ET.fromstring(fig.svg())
+        for e in root.iter():
+            if e.get("data-k") is None:
+                continue
+            k = int(e.get("data-k"))
+            rect = e if e.tag == SVG + "rect" else e.find(SVG + "rect")
+            x, y, w, h, fill, *text = data["cells"][k]
+            assert [float(rect.get(a)) for a in ("x", "y", "width", "height")] == [x, y, w, h], name
+            assert data["str"][fill] == rect.get("fill")
+            lines = [t.text for t in e.findall(SVG + "text")]
+            assert (data["str"][text[0]].split("\n") if text else []) == lines, name
+        # every run of cells has its placeholder, in drawing order
+        runs = [tuple(map(int, r.split("-"))) for r in re.findall(r'data-r="(\d+-\d+)"', data["svg"])]
+        assert [k for a, b in runs for k in range(a, b + 1)] == list(range(len(fig.cells))), name
+
+
+def test_one_style_and_script_serve_every_figure():
+    a, b = html.tiling_figure().to_html(), html.mesh_figure().to_html()
+    style, script = re.compile(r'<style class="lkf-css">.*?</style>', re.S), \
+        re.compile(r'<script class="lkf-js">.*?</script>', re.S)
+    assert style.findall(a) == style.findall(b) and len(style.findall(a)) == 1
+    assert script.findall(a) == script.findall(b) and len(script.findall(a)) == 1
+    assert a.startswith('<style class="lkf-css">') and '<figure class="lkf"' in a and "<figcaption" in a
+
+
+def test_zoom_keeps_text_readable_and_cells_tappable():
+    from labkit.viz.html.figure import MIN_TAP_PX, MIN_TEXT_PX
+    fig = HtmlFigure("t", title="t", alt="t")
+    fig.cell(0, 0, 8, 30, fill="#ffffff", text="a", font=7, info={})
+    fig.text(0, 40, "label", size=12)
+    read, tap = fig.scales()
+    assert read * 7 >= MIN_TEXT_PX and tap * 8 >= MIN_TAP_PX and tap >= read
+    width = float(re.search(r'viewBox="-2 -2 ([\d.]+)', fig.svg()).group(1))
+    assert _data(fig)["size"] == [width, read, tap]
+
+
+def test_stepper_outlines_are_drawn_over_the_cells_one_row_per_cycle():
+    fig = html.bank_stepper_figure()
+    root = ET.fromstring(fig.svg())
+    order = list(root.iter())
+    at = {int(e.get("data-k")): i for i, e in enumerate(order) if e.get("data-k") is not None}
+    outlines = [(i, e) for i, e in enumerate(order) if e.get("class") == "lkf-cur"]
+    assert outlines
+    # row-major, logical column 3: cycle c reads row c-1 (seed 001: 8 cycles, one row each)
+    lay, col, cyc = 0, 1, 2
+    assert fig.controls[lay]["options"][0] == "row-major"
+    parent = {c: p for p in root.iter() for c in p}
+    for c in range(8):
+        state = f"{lay}:0 {col}:3 {cyc}:{c}"
+        rects = [e for _, e in outlines if parent[e].get("data-s") == state]
+        assert len(rects) == 1
+        r = rects[0]
+        cx, cy = float(r.get("x")) + float(r.get("width")) / 2, float(r.get("y")) + float(r.get("height")) / 2
+        under = [k for k in fig.find(layout="row-major")
+                 if fig.cells[k]["xy"][0] <= cx <= fig.cells[k]["xy"][0] + fig.cells[k]["xy"][2]
+                 and fig.cells[k]["xy"][1] <= cy <= fig.cells[k]["xy"][1] + fig.cells[k]["xy"][3]]
+        assert [fig.cells[k]["info"]["sector"] for k in under] == [(c, 3)]
+        assert order.index(r) > at[under[0]]                 # painted over the cell, not under it

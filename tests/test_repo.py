@@ -188,3 +188,84 @@ def test_first_lab_runs_and_shows_the_hand_computed_facts():
         if line.count("|") > 1
     ]
     assert rows == [[8 * r + c for c in range(8)] for r in range(4)]
+
+
+# One address for the repository -------------------------------------------------------------
+
+GITHUB = re.compile(r"https://github\.com/([\w.-]+/[\w.-]+?)(?:\.git)?(?=[@/\s\"')`>\]]|$)")
+RAW = re.compile(r"https://raw\.githubusercontent\.com/([\w.-]+/[\w.-]+)/([\w.-]+)/")
+PAGES = re.compile(r"https://([\w-]+)\.github\.io/([\w.-]+)/?")
+
+
+def repository_config() -> tuple[str, str]:
+    repo = yaml.safe_load((REPO / "_config.yml").read_text())["repository"]
+    return repo["url"], repo["branch"]
+
+
+def install_cells() -> dict[str, str]:
+    """The Colab install cell (first code cell) of every lab, exercise and graded master."""
+    paths = sorted((REPO / "notebooks").glob("*.ipynb")) + sorted((REPO / "exercises").glob("*/student/*.ipynb"))
+    paths += sorted((REPO / "solutions").glob("*.ipynb"))
+    return {str(p.relative_to(REPO)): code_cells(p)[0] for p in paths}
+
+
+def test_one_address_names_the_repository():
+    url, branch = repository_config()
+    assert re.fullmatch(r"https://github\.com/[\w.-]+/[\w.-]+", url) and branch
+    owner_repo = url.removeprefix("https://github.com/")
+    # labkit carries the same values into the installed package
+    import labkit._repository as where
+    assert (where.REPOSITORY_URL, where.BRANCH) == (url, branch)
+    assert where.raw_url("a/b.py") == f"https://raw.githubusercontent.com/{owner_repo}/{branch}/a/b.py"
+    # pyproject.toml
+    assert tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["urls"]["Repository"] == url
+    # every GitHub, raw and Pages address in the README, pyproject, the book and the notebooks
+    texts = {"README.md": (REPO / "README.md").read_text(), "pyproject.toml": (REPO / "pyproject.toml").read_text()}
+    texts.update({str(p.relative_to(REPO)): p.read_text() for p in sorted((REPO / "book").glob("*.md"))})
+    texts.update({str(p.relative_to(REPO)): p.read_text() for p in sorted((REPO / ".github").rglob("*.yml"))})
+    texts.update(install_cells())
+    for name, text in texts.items():
+        for found in GITHUB.findall(text):
+            assert found == owner_repo, (name, found)
+        for found, ref in RAW.findall(text):
+            assert (found, ref) == (owner_repo, branch), (name, found, ref)
+        for owner, repo in PAGES.findall(text):
+            assert f"{owner}/{repo}" == owner_repo, (name, owner, repo)
+
+
+def test_every_install_cell_installs_from_the_repository():
+    url, branch = repository_config()
+    cells = install_cells()
+    assert len(cells) >= 7 + 6
+    for name, cell in cells.items():
+        assert '"google.colab" in sys.modules' in cell, name
+        assert url in cell, name
+    for name, cell in cells.items():
+        if name.startswith("notebooks/"):
+            # pip installs labkit from the repository's branch, then numba-cuda for the driver
+            assert f'"labkit @ git+{url}@{branch}"' in cell, name
+            assert cell.rstrip().endswith("colab.setup_runtime();") and "from labkit import colab" in cell, name
+
+
+def test_readme_says_where_the_book_is_published():
+    url, _ = repository_config()
+    owner, repo = url.removeprefix("https://github.com/").split("/")
+    readme = (REPO / "README.md").read_text()
+    assert f"https://{owner}.github.io/{repo}/" in readme
+    assert url in readme
+
+
+def test_workflows_build_the_book_and_run_ci():
+    book = yaml.safe_load((REPO / ".github" / "workflows" / "book.yml").read_text())
+    on = book.get("on", book.get(True))            # YAML 1.1 reads the key `on` as True
+    assert on["push"]["branches"] == ["main"]
+    steps = [s for job in book["jobs"].values() for s in job["steps"]]
+    runs = [s.get("run", "") for s in steps]
+    assert BOOK_COMMAND in runs
+    assert any(s.get("uses", "").startswith("actions/upload-pages-artifact") and s["with"]["path"] == "_build/html"
+               for s in steps)
+    assert any(s.get("uses", "").startswith("actions/deploy-pages") for s in steps)
+    assert book["permissions"]["pages"] == "write"
+    ci = yaml.safe_load((REPO / ".github" / "workflows" / "ci.yml").read_text())
+    ci_runs = [s.get("run", "") for job in ci["jobs"].values() for s in job["steps"]]
+    assert "bash .ci/run" in ci_runs

@@ -395,3 +395,22 @@ def test_draw_mesh_bad_input():
         viz.draw_mesh(42)
     with pytest.raises(LayoutError, match="shape"):
         viz.draw_mesh("replica", shape=(3, 3))
+
+
+def test_notebook_png_is_a_small_palette_image_of_the_same_drawing():
+    # the PNG a notebook (and the book) shows: a 256-colour palette of the drawing at 100 dpi,
+    # the cells' colours kept (flat fills quantize to themselves)
+    import io
+
+    from PIL import Image
+    fig = viz.draw_layout(lk.parse_layout("(16,16):(16,1)"))
+    shown = fig._repr_png_()
+    img = Image.open(io.BytesIO(shown))
+    assert img.mode == "P"
+    w, h = fig.get_size_inches() * 100
+    assert img.size == (round(w), round(h))
+    full = png_bytes(fig, dpi=100)
+    ref = np.asarray(Image.open(io.BytesIO(full)).convert("RGB"), dtype=float)
+    got = np.asarray(img.convert("RGB"), dtype=float)
+    assert ref.shape == got.shape and np.abs(ref - got).mean() < 2.0
+    assert len(shown) < len(full) / 2

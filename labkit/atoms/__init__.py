@@ -1,7 +1,14 @@
-"""labkit.atoms: MMA and copy atoms as data tables (TV layouts, registers, PTX, minimum SM)."""
+"""labkit.atoms: MMA and copy atoms as data tables (TV layouts, registers, PTX, minimum SM).
 
-from .mma import MMAAtom, mma_atom, MMA_ATOMS, ELEMENT_BITS
-from .copy import CopyTraits, CopyAtom, copy_atom, COPY_TRAITS
+:mod:`labkit.atoms.instructions` is the registry of the instructions themselves; the atoms are
+CuTe's view of its entries.
+"""
+
+from .instructions import (ELEMENT_BITS, Instruction, InstructionError, instruction, require_sm,
+                           INSTRUCTIONS)
+from .mma_atoms import MMAAtom, mma_atom, MMA_ATOMS
+from .copy_atoms import CopyTraits, CopyAtom, copy_atom, COPY_TRAITS
 
 __all__ = ["MMAAtom", "mma_atom", "MMA_ATOMS", "ELEMENT_BITS", "CopyTraits", "CopyAtom",
-           "copy_atom", "COPY_TRAITS"]
+           "copy_atom", "COPY_TRAITS", "Instruction", "InstructionError", "instruction",
+           "require_sm", "INSTRUCTIONS"]

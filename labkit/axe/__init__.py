@@ -13,16 +13,9 @@ from .axes import HARDWARE_AXES, MEMORY_AXIS
 from .blockscaled import MXFP8, NVFP4, BlockScaledFormat, block_scaled_mma, decode_float
 from .convert import axe_from_cute, axe_from_tv
 from .iters import AxeIter
-from .layout import AxeLayout
-from .models import (
-    MESH_MODES,
-    m8n8_fragment_layout,
-    mesh_layout,
-    scale_factor_layout,
-    tiled_layout,
-    tmem_accumulator_layout,
-)
-from .text import parse_axe
+from .layout import AxeLayout, parse_axe
+from .models import *  # noqa: F401,F403
+from .models import __all__ as _models_all
 
 __all__ = [
     "AxeIter",
@@ -32,12 +25,7 @@ __all__ = [
     "MEMORY_AXIS",
     "axe_from_cute",
     "axe_from_tv",
-    "tiled_layout",
-    "tmem_accumulator_layout",
-    "m8n8_fragment_layout",
-    "scale_factor_layout",
-    "mesh_layout",
-    "MESH_MODES",
+    *_models_all,
     "BlockScaledFormat",
     "NVFP4",
     "MXFP8",

@@ -6,6 +6,7 @@ from .iters import AxeIter
 from .layout import AxeLayout
 
 __all__ = [
+    "axe_tiled_layout",
     "tiled_layout",
     "tmem_accumulator_layout",
     "m8n8_fragment_layout",
@@ -15,14 +16,16 @@ __all__ = [
 ]
 
 
-def tiled_layout(matrix_shape=(8, 8), tile_shape=(2, 4)):
-    """A matrix stored tile by tile: tiles in row-major order, each tile row-major inside.
+def axe_tiled_layout(matrix_shape=(8, 8), tile_shape=(2, 4)):
+    """A matrix stored tile by tile, as an Axe layout: tiles in row-major order, each tile
+    row-major inside.
 
-    The logical index is the matrix's row-major index ``i*N + j``; it unflattens over
-    ``(M/tm, tm, N/tn, tn)`` into (tile_row, row_in_tile, tile_col, col_in_tile).
+    The logical index is the matrix's row-major (lexicographic) index ``i*N + j``; it unflattens
+    over ``(M/tm, tm, N/tn, tn)`` into (tile_row, row_in_tile, tile_col, col_in_tile). Not to be
+    confused with CuTe's ``tiled_divide``/``tiled_product``, which are colexicographic.
 
     >>> import labkit as lk
-    >>> L = lk.tiled_layout((8, 8), (2, 4))
+    >>> L = lk.axe_tiled_layout((8, 8), (2, 4))
     >>> print(L)
     S[(4,2,2,4):(16,4,8,1)]
     >>> L((3, 5), shape=(8, 8))                 # tile (1,1), element (1,1) of that tile
@@ -35,6 +38,10 @@ def tiled_layout(matrix_shape=(8, 8), tile_shape=(2, 4)):
         raise LayoutError(f"tile_shape: {(tm, tn)} must divide matrix_shape {(M, N)}")
     tile = tm * tn
     return AxeLayout([(M // tm, tile * (N // tn)), (tm, tn), (N // tn, tile), (tn, 1)])
+
+
+tiled_layout = axe_tiled_layout
+"""Old name of :func:`axe_tiled_layout`, kept only until the book, labs and exercises use the new one."""
 
 
 def _pair(value, argument):

@@ -30,7 +30,6 @@ A table ends the report; the exit status is 0 only if every check holds.
 from __future__ import annotations
 
 import argparse
-import ctypes
 import datetime
 import os
 import platform
@@ -38,30 +37,29 @@ import subprocess
 import sys
 import time
 
+import importlib.metadata as md
+
 import numpy as np
+
+from labkit.atoms import copy_atom, mma_atom
+from labkit.atoms.instructions import LDMATRIX, MMA, instruction
+from labkit.driver import cuda_device_count
+from labkit.errors import DeviceError
+from labkit.layout import size
+from labkit.sim import fragment_trace as st
+from labkit.sim import from_bits, mma_spec, pack_fragment, to_bits, unpack_fragment
+from labkit.sim import numbers as nb
+
+# numba (labkit.cuda, labkit.lab and the kernels) is imported inside the functions that need it:
+# main() first decides between the GPU and the CUDA simulator, which numba reads once, at import.
 
 __all__ = ["main", "MMA_ATOMS", "LDMATRIX_ATOMS", "ldmatrix_prediction", "mma_prediction"]
 
-MMA_ATOMS = (
-    "SM80_16x8x16_F16F16F16F16_TN",
-    "SM80_16x8x16_F32F16F16F32_TN",
-    "SM80_16x8x16_F32BF16BF16F32_TN",
-    "SM80_16x8x8_F16F16F16F16_TN",
-    "SM80_16x8x8_F32F16F16F32_TN",
-    "SM80_16x8x8_F32BF16BF16F32_TN",
-    "SM75_16x8x8_F32F16F16F32_TN",
-)
-"""The MMA atoms checked."""
+MMA_ATOMS = tuple(atom for ins in MMA.values() for atom in ins.atoms)
+"""The MMA atoms checked: every CuTe atom of the instruction registry."""
 
-LDMATRIX_ATOMS = {
-    "x1": "SM75_U32x1_LDSM_N",
-    "x2": "SM75_U32x2_LDSM_N",
-    "x4": "SM75_U32x4_LDSM_N",
-    "x1.trans": "SM75_U16x2_LDSM_T",
-    "x2.trans": "SM75_U16x4_LDSM_T",
-    "x4.trans": "SM75_U16x8_LDSM_T",
-}
-"""ldmatrix variant -> CuTe copy atom."""
+LDMATRIX_ATOMS = {f"x{ins.num}" + (".trans" if ins.trans else ""): ins.atom for ins in LDMATRIX.values()}
+"""ldmatrix variant -> CuTe copy atom, from the instruction registry."""
 
 REGION_ROWS = 64
 """Rows (of 16 bytes) of shared memory each warp's ldmatrix chooses its 8*num rows from."""
@@ -78,12 +76,10 @@ def _tv_table(layout, threads, values):
 def ldmatrix_prediction(variant: str, images, offsets) -> np.ndarray:
     """Registers ``(W, 32, num)`` that the copy atom's Src/Dst layouts predict for ldmatrix
     ``variant`` on ``images (W, region)`` (uint16) with row offsets ``offsets (W, 32)``."""
-    import labkit as lk
-
-    atom = lk.copy_atom(LDMATRIX_ATOMS[variant], "f16")
+    atom = copy_atom(LDMATRIX_ATOMS[variant], "f16")
     src, dst = atom.layout_src, atom.layout_dst
-    n_src_v = int(lk.size(src[1]))
-    n_dst_v = int(lk.size(dst[1]))
+    n_src_v = int(size(src[1]))
+    n_dst_v = int(size(dst[1]))
     s_tab = _tv_table(src, 32, n_src_v)
     d_tab = _tv_table(dst, 32, n_dst_v)
     owner = {}
@@ -103,13 +99,11 @@ def mma_prediction(atom_name: str, operand: str, matrix_bits) -> np.ndarray:
     """Registers ``(W, 32, regs)`` the MMA atom's TV layout predicts for ``operand``
     (``"A"``, ``"B"`` or ``"C"``) holding ``matrix_bits`` (``(W, rows, cols)``: uint16 for
     16-bit types, uint32 for f32 accumulators)."""
-    import labkit as lk
-
-    atom = lk.mma_atom(atom_name)
+    atom = mma_atom(atom_name)
     M, N, K = (int(x) for x in atom.shape_mnk)
     layout = {"A": atom.layout_A, "B": atom.layout_B, "C": atom.layout_C}[operand]
     rows = {"A": M, "B": N, "C": M}[operand]
-    nv = int(lk.size(layout[1]))
+    nv = int(size(layout[1]))
     tab = _tv_table(layout, 32, nv)
     r, c = tab % rows, tab // rows
     x = np.asarray(matrix_bits)
@@ -148,11 +142,9 @@ def _mismatch(a, b):
 
 def check_ldmatrix(variant, n, rng, run_device):
     from labkit.cuda.kernels import trace as kt
-    from labkit.sim import ldmatrix_op
-    from labkit.sim import trace as st
 
     num, trans = kt.parse_variant(variant)
-    res = Result(f"ldmatrix {variant}", ldmatrix_op(num, trans), n)
+    res = Result(f"ldmatrix {variant}", instruction(LDMATRIX_ATOMS[variant]).ptx, n)
     images = rng.integers(0, 1 << 16, (n, REGION_ROWS * 8), dtype=np.uint16)
     rows = np.argsort(rng.random((n, REGION_ROWS)), axis=1)[:, :32]
     offsets = (8 * rows).astype(np.int32)
@@ -172,9 +164,6 @@ def _tolerance(acc):
 
 def check_mma(atom, n, rng, run_device):
     from labkit.cuda.kernels import trace as kt
-    from labkit.sim import from_bits, mma_spec, pack_fragment, to_bits, unpack_fragment
-    from labkit.sim import numbers as nb
-    from labkit.sim import trace as st
 
     spec = mma_spec(atom)
     res = Result(atom, spec.ptx, n)
@@ -218,9 +207,6 @@ def check_mma(atom, n, rng, run_device):
 
 def check_cta(rng, run_device, k_blocks):
     from labkit.cuda.kernels import trace as kt
-    from labkit.sim import from_bits, to_bits
-    from labkit.sim import trace as st
-    from labkit.sim.mma import unpack_fragment
 
     res = Result("sgemm_sm80 CTA", "cp.async + ldmatrix.x4 + mma m16n8k16 (Swizzle<3,3,3>)", 1)
     plan = kt.cta_plan()
@@ -248,27 +234,11 @@ def check_cta(rng, run_device, k_blocks):
 # the command
 
 
-def _gpu_count() -> int:
-    try:
-        lib = ctypes.CDLL("libcuda.so.1")
-    except OSError:
-        return 0
-    if lib.cuInit(0) != 0:
-        return 0
-    count = ctypes.c_int(0)
-    if lib.cuDeviceGetCount(ctypes.byref(count)) != 0:
-        return 0
-    return count.value
-
-
 def _versions():
     import numba
-    import numpy
 
-    out = {"python": platform.python_version(), "numpy": numpy.__version__, "numba": numba.__version__}
+    out = {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__}
     try:
-        import importlib.metadata as md
-
         out["numba-cuda"] = md.version("numba-cuda")
     except Exception:
         pass
@@ -336,7 +306,7 @@ def main(argv=None) -> int:
         return 2
     want = args.backend
     if want == "auto":
-        want = "gpu" if (_gpu_count() > 0 and os.environ.get("NUMBA_ENABLE_CUDASIM", "0") in ("", "0")) else "cudasim"
+        want = "gpu" if (cuda_device_count() > 0 and os.environ.get("NUMBA_ENABLE_CUDASIM", "0") in ("", "0")) else "cudasim"
     sim_on = os.environ.get("NUMBA_ENABLE_CUDASIM", "0") not in ("", "0")
     if want == "cudasim" and not sim_on:
         if "numba" in sys.modules:
@@ -349,7 +319,6 @@ def main(argv=None) -> int:
         return 2
 
     from labkit.lab import backend
-    from labkit.errors import DeviceError
 
     mode = backend()
     if mode != want:
@@ -366,12 +335,13 @@ def main(argv=None) -> int:
         return fn(*a)
 
     from labkit.cuda import device_sm
-    from labkit.sim import mma_spec
 
     sm = device_sm()
-    jobs = [(f"ldmatrix {v}", lambda v=v: check_ldmatrix(v, n, rng, run_device), 75) for v in LDMATRIX_ATOMS]
-    jobs += [(a, lambda a=a: check_mma(a, n, rng, run_device), mma_spec(a).min_sm) for a in MMA_ATOMS]
-    jobs.append(("sgemm_sm80 CTA", lambda: check_cta(rng, run_device, kbs), 80))
+    jobs = [(f"ldmatrix {v}", lambda v=v: check_ldmatrix(v, n, rng, run_device), instruction(a).min_sm)
+            for v, a in LDMATRIX_ATOMS.items()]
+    jobs += [(a, lambda a=a: check_mma(a, n, rng, run_device), instruction(a).min_sm) for a in MMA_ATOMS]
+    cta_sm = max(instruction(i).min_sm for i in ("cp_async_16", "ldmatrix_x4", "mma_m16n8k16_f16f16f16f16"))
+    jobs.append(("sgemm_sm80 CTA", lambda: check_cta(rng, run_device, kbs), cta_sm))
     results = []
     skipped = []
     t_all = time.perf_counter()

@@ -4,7 +4,8 @@ Each intrinsic types its arguments (registers are ``uint32``, f32 accumulators
 ``float32``; other integer and float arguments are converted) and lowers to one
 ``llvmlite.ir.InlineAsm`` call. Memory-touching instructions (ldmatrix, cp.async)
 clobber ``memory`` so the compiler keeps them in program order with ordinary
-shared-memory loads and stores.
+shared-memory loads and stores. One intrinsic is made per entry of the instruction registry
+(:mod:`labkit.atoms.instructions`), from its PTX text and register counts.
 
 >>> from labkit.cuda import _intrinsics
 >>> _intrinsics.ASM["ldmatrix_x4_trans"]
@@ -18,6 +19,8 @@ from numba import types
 from numba.core import cgutils
 from numba.core.errors import TypingError
 from numba.core.extending import intrinsic
+
+from labkit.atoms.instructions import CP_ASYNC, LDMATRIX, MMA
 
 _i32 = ir.IntType(32)
 _i64 = ir.IntType(64)
@@ -60,6 +63,21 @@ def _check_index(fname, arr, idx):
         raise TypingError(f"{fname}: the index must be an integer or a tuple of integers; got {idx}")
 
 
+def _named_intrinsic(typer, name, doc):
+    """``numba``'s ``@intrinsic`` of ``typer``, called ``name``, documented ``doc``."""
+    typer.__name__ = name
+    fn = intrinsic(typer)
+    fn.__doc__ = doc
+    return fn
+
+
+def _bind(table, make, where=lambda ins: True):
+    """One module-level intrinsic per entry of the registry ``table`` (``make(entry)``)."""
+    for ins in table.values():
+        if where(ins):
+            globals()[ins.name] = make(ins)
+
+
 def _element_pointer_as_int(context, builder, aryty, ary_val, idxty, idx_val):
     ary = context.make_array(aryty)(context, builder, ary_val)
     indices = _index_values(context, builder, aryty, idxty, idx_val)
@@ -91,9 +109,8 @@ def smem_addr(typingctx, array, index):
 # ldmatrix
 
 
-def _make_ldmatrix(num, trans):
-    name = f"ldmatrix_x{num}" + ("_trans" if trans else "")
-    text = f"ldmatrix.sync.aligned.m8n8.x{num}" + (".trans" if trans else "") + ".shared.b16"
+def _make_ldmatrix(ins):
+    name, text, num = ins.name, ins.ptx, ins.num
     ASM[name] = f"{text} {{{_regs(num)}}}, [${num}];"
     constraints = ",".join(["=r"] * num + ["r", "~{memory}"])
 
@@ -114,29 +131,19 @@ def _make_ldmatrix(num, trans):
 
         return sig, codegen
 
-    typer.__name__ = name
-    fn = intrinsic(typer)
-    fn.__doc__ = f"``{text}``: one 32-bit register per matrix ({num} matrices)."
-    return fn
+    return _named_intrinsic(typer, name, f"``{text}``: one 32-bit register per matrix ({num} matrices).")
 
 
-ldmatrix_x1 = _make_ldmatrix(1, False)
-ldmatrix_x2 = _make_ldmatrix(2, False)
-ldmatrix_x4 = _make_ldmatrix(4, False)
-ldmatrix_x1_trans = _make_ldmatrix(1, True)
-ldmatrix_x2_trans = _make_ldmatrix(2, True)
-ldmatrix_x4_trans = _make_ldmatrix(4, True)
+_bind(LDMATRIX, _make_ldmatrix)
 
 
 # ---------------------------------------------------------------------------------------------
 # mma.sync
 
 
-def _make_mma(k, acc, ab):
-    name = f"mma_m16n8k{k}_{acc}{ab}{ab}{acc}"
-    text = f"mma.sync.aligned.m16n8k{k}.row.col.{acc}.{ab}.{ab}.{acc}"
-    na, nb = 16 * k // 64, 8 * k // 64
-    nc = 2 if acc == "f16" else 4
+def _make_mma(ins):
+    name, text, acc = ins.name, ins.ptx, ins.acc_type
+    na, nb, nc = ins.a_regs, ins.b_regs, ins.c_regs
     n_out = nc
     ops = list(range(n_out + na + nb + nc))
     d = ops[:n_out]
@@ -173,27 +180,20 @@ def _make_mma(k, acc, ab):
     params = ", ".join(f"x{i}" for i in range(n_args))
     scope = {"_typer": typer}
     exec(f"def {name}(typingctx, {params}):\n    return _typer(typingctx, {params})\n", scope)
-    fn = intrinsic(scope[name])
-    fn.__doc__ = f"``{text}``: ({na} A, {nb} B, {nc} C registers) -> {n_out} D registers."
-    return fn
+    return _named_intrinsic(scope[name], name, f"``{text}``: ({na} A, {nb} B, {nc} C registers) -> {n_out} D registers.")
 
 
-mma_m16n8k8_f16f16f16f16 = _make_mma(8, "f16", "f16")
-mma_m16n8k8_f32f16f16f32 = _make_mma(8, "f32", "f16")
-mma_m16n8k8_f32bf16bf16f32 = _make_mma(8, "f32", "bf16")
-mma_m16n8k16_f16f16f16f16 = _make_mma(16, "f16", "f16")
-mma_m16n8k16_f32f16f16f32 = _make_mma(16, "f32", "f16")
-mma_m16n8k16_f32bf16bf16f32 = _make_mma(16, "f32", "bf16")
+_bind(MMA, _make_mma)
 
 
 # ---------------------------------------------------------------------------------------------
 # cp.async
 
 
-def _make_cp_async(level):
-    name = "cp_async_16" if level == "ca" else "cp_async_cg_16"
+def _make_cp_async(ins):
+    name, level, nbytes = ins.name, ins.level, ins.bytes
     ASM[name] = (
-        f"{{ .reg .u64 g; cvta.to.global.u64 g, $1; cp.async.{level}.shared.global [$0], [g], 16; }}"
+        f"{{ .reg .u64 g; cvta.to.global.u64 g, $1; cp.async.{level}.shared.global [$0], [g], {nbytes}; }}"
     )
 
     def typer(typingctx, dst, src, index):
@@ -211,14 +211,10 @@ def _make_cp_async(level):
 
         return sig, codegen
 
-    typer.__name__ = name
-    fn = intrinsic(typer)
-    fn.__doc__ = f"``cp.async.{level}.shared.global``: copy 16 bytes from ``&src[index]`` to shared ``dst``."
-    return fn
+    return _named_intrinsic(typer, name, f"``{ins.ptx}``: copy {nbytes} bytes from ``&src[index]`` to shared ``dst``.")
 
 
-cp_async_16 = _make_cp_async("ca")
-cp_async_cg_16 = _make_cp_async("cg")
+_bind(CP_ASYNC, _make_cp_async, where=lambda ins: ins.level)   # the copies; the fences follow
 
 ASM["cp_async_commit_group"] = "cp.async.commit_group;"
 ASM["cp_async_wait_all"] = "cp.async.wait_all;"
@@ -231,26 +227,18 @@ def _void_asm(context, builder, text, constraints="~{memory}", args=(), argtys=(
     return context.get_dummy_value()
 
 
-@intrinsic
-def cp_async_commit_group(typingctx):
-    """``cp.async.commit_group``: close the current group of cp.async copies."""
-    sig = types.void()
+def _make_fence(ins):
+    """A fence without operands (``cp.async.commit_group``, ``cp.async.wait_all``)."""
+    def typer(typingctx):
+        def codegen(context, builder, sig, args):
+            return _void_asm(context, builder, ASM[ins.name])
 
-    def codegen(context, builder, sig, args):
-        return _void_asm(context, builder, ASM["cp_async_commit_group"])
+        return types.void(), codegen
 
-    return sig, codegen
+    return _named_intrinsic(typer, ins.name, f"``{ins.ptx}``.")
 
 
-@intrinsic
-def cp_async_wait_all(typingctx):
-    """``cp.async.wait_all``: wait for every cp.async copy of this thread."""
-    sig = types.void()
-
-    def codegen(context, builder, sig, args):
-        return _void_asm(context, builder, ASM["cp_async_wait_all"])
-
-    return sig, codegen
+_bind(CP_ASYNC, _make_fence, where=lambda ins: ins.name in ("cp_async_commit_group", "cp_async_wait_all"))
 
 
 @intrinsic(prefer_literal=True)

@@ -6,7 +6,9 @@ warp's lanes: each lane deposits its operands, the last lane to arrive computes 
 lane's result from the PTX ISA's fragment rules, and all lanes continue with their own
 part (the simulator has no shuffles, so the exchange goes through this shared slot and a
 warp barrier). As in PTX (``.sync.aligned``), every lane of the warp must execute the
-same instruction; a mismatch raises :class:`labkit.errors.DeviceError`.
+same instruction; a mismatch raises :class:`labkit.errors.DeviceError`. One twin is made per
+entry of the instruction registry (:mod:`labkit.atoms.instructions`); the fragment rules are the
+PTX ISA's, written here for the warp rendezvous.
 
 Shared addresses are 32-bit numbers in a simulated shared window: :func:`smem_addr`
 gives each shared array a base, and the instructions map addresses back to bytes.
@@ -35,6 +37,7 @@ import weakref
 
 import numpy as np
 
+from labkit.atoms.instructions import CP_ASYNC, LDMATRIX, MMA
 from labkit.errors import DeviceError
 
 WARP_SIZE = 32
@@ -246,7 +249,8 @@ def _collective(op, operands, compute):
 # with .trans, column t//4 of rows 2*(t%4) and 2*(t%4)+1.
 
 
-def _ldmatrix(num, trans, addr):
+def _ldmatrix(ins, addr):
+    num, trans = ins.num, ins.trans
     name = f"ldmatrix.x{num}" + (".trans" if trans else "")
 
     def compute(addrs):
@@ -274,28 +278,19 @@ def _ldmatrix(num, trans, addr):
     return _collective(name, int(addr), compute)
 
 
-def ldmatrix_x1(addr):
-    return _ldmatrix(1, False, addr)
+def _bind(table, run, where=lambda ins: True):
+    """One module-level twin per entry of the registry ``table``: ``twin(*args) = run(entry, args)``."""
+    for ins in table.values():
+        if where(ins):
+            def twin(*args, ins=ins):
+                return run(ins, args)
+
+            twin.__name__ = twin.__qualname__ = ins.name
+            twin.__doc__ = f"Twin of ``{ins.ptx}``."
+            globals()[ins.name] = twin
 
 
-def ldmatrix_x2(addr):
-    return _ldmatrix(2, False, addr)
-
-
-def ldmatrix_x4(addr):
-    return _ldmatrix(4, False, addr)
-
-
-def ldmatrix_x1_trans(addr):
-    return _ldmatrix(1, True, addr)
-
-
-def ldmatrix_x2_trans(addr):
-    return _ldmatrix(2, True, addr)
-
-
-def ldmatrix_x4_trans(addr):
-    return _ldmatrix(4, True, addr)
+_bind(LDMATRIX, lambda ins, args: _ldmatrix(ins, *args))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -339,9 +334,9 @@ def _f32_bits(x):
     return int(np.array(x, np.float32).view(np.uint32))
 
 
-def _mma(k, acc, ab, args):
-    na, nb = 16 * k // 64, 8 * k // 64
-    nc = 2 if acc == "f16" else 4
+def _mma(ins, args):
+    k, acc, ab = ins.k, ins.acc_type, ins.ab_type
+    na, nb, nc = ins.a_regs, ins.b_regs, ins.c_regs
     name = f"mma.m16n8k{k}.{acc}.{ab}.{ab}.{acc}"
     if len(args) != na + nb + nc:
         raise DeviceError(f"{name} takes {na + nb + nc} registers; got {len(args)}")
@@ -353,9 +348,9 @@ def _mma(k, acc, ab, args):
         c = [_f32_bits(x) for x in args[na + nb:]]
 
     def compute(lanes):
-        A = np.zeros((16, k))
-        B = np.zeros((k, 8))
-        C = np.zeros((16, 8))
+        A = np.zeros((ins.m, k))
+        B = np.zeros((k, ins.n))
+        C = np.zeros((ins.m, ins.n))
         for lane, (ra, rb, rc) in enumerate(lanes):
             for i, bits in enumerate(_halves(ra)):
                 A[_a_pos(lane, i)] = _decode16(bits, ab)
@@ -370,7 +365,7 @@ def _mma(k, acc, ab, args):
         D = A @ B + C
         out = []
         for lane in range(WARP_SIZE):
-            vals = [D[_c_pos(lane, i)] for i in range(4)]
+            vals = [D[_c_pos(lane, i)] for i in range(ins.elements("C"))]
             if acc == "f16":
                 h = np.array(vals, np.float64).astype(np.float16).view(np.uint16).astype(np.uint32)
                 out.append((np.uint32(int(h[0]) | int(h[1]) << 16), np.uint32(int(h[2]) | int(h[3]) << 16)))
@@ -381,28 +376,7 @@ def _mma(k, acc, ab, args):
     return _collective(name, (a, b, c), compute)
 
 
-def mma_m16n8k8_f16f16f16f16(a0, a1, b0, c0, c1):
-    return _mma(8, "f16", "f16", (a0, a1, b0, c0, c1))
-
-
-def mma_m16n8k8_f32f16f16f32(a0, a1, b0, c0, c1, c2, c3):
-    return _mma(8, "f32", "f16", (a0, a1, b0, c0, c1, c2, c3))
-
-
-def mma_m16n8k8_f32bf16bf16f32(a0, a1, b0, c0, c1, c2, c3):
-    return _mma(8, "f32", "bf16", (a0, a1, b0, c0, c1, c2, c3))
-
-
-def mma_m16n8k16_f16f16f16f16(a0, a1, a2, a3, b0, b1, c0, c1):
-    return _mma(16, "f16", "f16", (a0, a1, a2, a3, b0, b1, c0, c1))
-
-
-def mma_m16n8k16_f32f16f16f32(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3):
-    return _mma(16, "f32", "f16", (a0, a1, a2, a3, b0, b1, c0, c1, c2, c3))
-
-
-def mma_m16n8k16_f32bf16bf16f32(a0, a1, a2, a3, b0, b1, c0, c1, c2, c3):
-    return _mma(16, "f32", "bf16", (a0, a1, a2, a3, b0, b1, c0, c1, c2, c3))
+_bind(MMA, _mma)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -441,12 +415,7 @@ def _land(copies):
         _bytes_of(droot)[doff:doff + 16] = _bytes_of(root)[soff:soff + 16]
 
 
-def cp_async_16(dst, src, index):
-    _cp_async("ca", dst, src, index)
-
-
-def cp_async_cg_16(dst, src, index):
-    _cp_async("cg", dst, src, index)
+_bind(CP_ASYNC, lambda ins, args: _cp_async(ins.level, *args), where=lambda ins: ins.level)
 
 
 def cp_async_commit_group():

@@ -25,8 +25,10 @@ import contextlib
 import os
 import types as _pytypes
 
+from numba import cuda
+
 from labkit.cuda import ptx
-from labkit.errors import DeviceError
+from labkit.errors import DeviceError, InstructionError
 
 __all__ = ["jit", "Kernel", "required_sm", "device_sm", "device_name", "simulate_sm", "sm_name", "check_sm"]
 
@@ -112,7 +114,6 @@ def device_sm() -> int:
             except ValueError:
                 raise DeviceError(f"LABKIT_SIMULATED_SM must be an integer such as 75 or 80; got {env!r}") from None
         return 80
-    from numba import cuda
 
     if not cuda.is_available():
         raise DeviceError(
@@ -127,7 +128,6 @@ def device_name() -> str:
     """Name of the current device ("CUDA simulator (sm_80)" under the simulator)."""
     if ptx.SIMULATED:
         return f"CUDA simulator ({sm_name(device_sm())})"
-    from numba import cuda
 
     sm = device_sm()
     name = cuda.get_current_device().name
@@ -158,14 +158,15 @@ def simulate_sm(sm: int):
 
 
 def check_sm(need: int, what: str, uses=()) -> int:
-    """Raise :class:`DeviceError` unless the current device has SM >= ``need``; return its SM."""
+    """Raise :class:`InstructionError` (a :class:`DeviceError`) unless the current device has
+    SM >= ``need``; return its SM."""
     sm = device_sm()
     if sm < need:
         detail = ""
         if uses:
             worst = [u for u in uses if u.min_sm > sm]
             detail = " (" + ", ".join(f"{u.ptx} needs {sm_name(u.min_sm)}" for u in worst) + ")"
-        raise DeviceError(
+        raise InstructionError(
             f"{what} needs {sm_name(need)} or newer{detail}; the current device is {device_name()}"
         )
     return sm
@@ -180,8 +181,7 @@ class Kernel:
     """
 
     def __init__(self, fn, min_sm=None, **options):
-        from numba import cuda
-
+    
         self.py_func = fn
         self.uses = tuple(sorted(_instructions_in(fn).values(), key=lambda i: i.name))
         found = max((u.min_sm for u in self.uses), default=0)

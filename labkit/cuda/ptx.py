@@ -1,6 +1,7 @@
 """PTX instructions callable from ``numba.cuda`` kernels, with their minimum SM.
 
-Each name below is one PTX instruction (or a fixed group of them). On a GPU it is a
+Each name below is one PTX instruction (or a fixed group of them), an entry of the instruction
+registry (:mod:`labkit.atoms.instructions`), which holds its PTX text, shapes and minimum SM. On a GPU it is a
 numba ``@intrinsic`` that emits the instruction as inline PTX; under the numba CUDA
 simulator (``NUMBA_ENABLE_CUDASIM=1``) the same name is a pure-Python twin, so one
 kernel source runs on both. The binding is chosen once, at import, from
@@ -61,9 +62,11 @@ Inside a kernel (runs on a GPU, or on the CPU under ``NUMBA_ENABLE_CUDASIM=1``):
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from numba.core import config as _numba_config
+
+from labkit.atoms import instructions as _registry
+from labkit.atoms.instructions import Instruction
+from labkit.errors import InstructionError
 
 __all__ = [
     "Instruction",
@@ -92,74 +95,8 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True)
-class Instruction:
-    """One PTX instruction as labkit exposes it.
-
-    ``name`` is the Python name, ``ptx`` the instruction text, ``min_sm`` the oldest
-    architecture that runs it (``0``: any GPU numba supports), ``kind`` one of
-    ``"address"``, ``"ldmatrix"``, ``"mma"``, ``"cp.async"``; for ``mma`` also the
-    shape ``(m, n, k)``, the A/B element type and the accumulator type, for ``ldmatrix``
-    the matrix count and whether it transposes.
-    """
-
-    name: str
-    ptx: str
-    min_sm: int
-    kind: str
-    shape: tuple = ()
-    ab_type: str = ""
-    acc_type: str = ""
-    num: int = 0
-    trans: bool = False
-
-    @property
-    def a_regs(self) -> int:
-        """32-bit A registers per lane (mma only): m*k/64."""
-        return self.shape[0] * self.shape[2] // 64 if self.kind == "mma" else 0
-
-    @property
-    def b_regs(self) -> int:
-        """32-bit B registers per lane (mma only): n*k/64."""
-        return self.shape[1] * self.shape[2] // 64 if self.kind == "mma" else 0
-
-    @property
-    def c_regs(self) -> int:
-        """Accumulator registers per lane (mma only): 2 packed f16x2, or 4 f32."""
-        if self.kind != "mma":
-            return 0
-        per_lane = self.shape[0] * self.shape[1] // 32
-        return per_lane // 2 if self.acc_type == "f16" else per_lane
-
-
-def _table() -> dict:
-    out = {}
-
-    def add(ins):
-        out[ins.name] = ins
-
-    add(Instruction("smem_addr", "cvta.to.shared.u64", 0, "address"))
-    for num in (1, 2, 4):
-        for trans in (False, True):
-            name = f"ldmatrix_x{num}" + ("_trans" if trans else "")
-            text = f"ldmatrix.sync.aligned.m8n8.x{num}" + (".trans" if trans else "") + ".shared.b16"
-            add(Instruction(name, text, 75, "ldmatrix", num=num, trans=trans))
-    for k in (8, 16):
-        for acc, ab in (("f16", "f16"), ("f32", "f16"), ("f32", "bf16")):
-            name = f"mma_m16n8k{k}_{acc}{ab}{ab}{acc}"
-            text = f"mma.sync.aligned.m16n8k{k}.row.col.{acc}.{ab}.{ab}.{acc}"
-            sm = 75 if (k == 8 and ab == "f16") else 80
-            add(Instruction(name, text, sm, "mma", shape=(16, 8, k), ab_type=ab, acc_type=acc))
-    add(Instruction("cp_async_16", "cp.async.ca.shared.global [dst], [src], 16", 80, "cp.async"))
-    add(Instruction("cp_async_cg_16", "cp.async.cg.shared.global [dst], [src], 16", 80, "cp.async"))
-    add(Instruction("cp_async_commit_group", "cp.async.commit_group", 80, "cp.async"))
-    add(Instruction("cp_async_wait_group", "cp.async.wait_group n", 80, "cp.async"))
-    add(Instruction("cp_async_wait_all", "cp.async.wait_all", 80, "cp.async"))
-    return out
-
-
-INSTRUCTIONS: dict = _table()
-"""Every instruction by Python name (see the module table)."""
+INSTRUCTIONS: dict = _registry.INSTRUCTIONS
+"""Every instruction by Python name: the instruction registry (:mod:`labkit.atoms.instructions`)."""
 
 SIMULATED: bool = bool(_numba_config.ENABLE_CUDASIM)
 """True when numba's CUDA simulator is on, so the names below are Python twins."""
@@ -196,6 +133,13 @@ cp_async_commit_group = _impl.cp_async_commit_group
 cp_async_wait_group = _impl.cp_async_wait_group
 cp_async_wait_all = _impl.cp_async_wait_all
 
+# The names above are the ones kernels write; any registry entry added later is bound here too
+# (the binding modules make one callable per entry).
+for _name in INSTRUCTIONS:
+    if _name not in globals():
+        globals()[_name] = getattr(_impl, _name)
+        __all__.append(_name)
+
 _BY_ID = {id(globals()[name]): INSTRUCTIONS[name] for name in INSTRUCTIONS}
 
 
@@ -218,15 +162,9 @@ def min_sm(instruction) -> int:
     >>> ptx.min_sm("cp_async_wait_group")
     80
     """
-    from labkit.errors import DeviceError
-
     if isinstance(instruction, str):
-        if instruction not in INSTRUCTIONS:
-            raise DeviceError(
-                f"instruction must be one of labkit.cuda.ptx's names {sorted(INSTRUCTIONS)}; got {instruction!r}"
-            )
-        return INSTRUCTIONS[instruction].min_sm
+        return _registry.instruction(instruction).min_sm
     ins = instruction_of(instruction)
     if ins is None:
-        raise DeviceError(f"instruction must be a labkit.cuda.ptx instruction or its name; got {instruction!r}")
+        raise InstructionError(f"instruction must be a labkit.cuda.ptx instruction or its name; got {instruction!r}")
     return ins.min_sm

@@ -15,6 +15,7 @@ from .algebra import (
 from .swizzle import Swizzle, ComposedLayout, make_composed_layout, swizzle_strides
 from .tensor import Tensor, make_tensor, make_fragment, recast, slice_layout
 from .text import parse_layout, parse_int_tuple, print_layout, layout_table, format_layout
+from .offsets import layout_offsets  # noqa: F401
 
 __all__ = [
     "S", "is_static", "is_constant", "shape_div", "ceil_div", "product",

@@ -9,7 +9,7 @@ Written from the PTX ISA (not from labkit.atoms), so comparing the two checks bo
   :func:`pack_fragment`, :func:`unpack_fragment`).
 - :class:`CpAsync`: ``cp.async`` 16-byte copies, ``commit_group`` and ``wait_group``.
 - :class:`Warp`: 32 lanes of named registers issuing the above.
-- :mod:`labkit.sim.trace`: run the lab's trace plans (one MMA, one sgemm_sm80 CTA).
+- :mod:`labkit.sim.fragment_trace`: run the lab's trace plans (one MMA, one sgemm_sm80 CTA).
 
 Every function takes leading batch axes, so many warps (or all 32 MMAs of a k-block)
 run in one numpy call.
@@ -19,9 +19,11 @@ run in one numpy call.
 2
 """
 
+import importlib
+
 from labkit.sim.cp_async import CpAsync
 from labkit.sim.ldmatrix import ldmatrix, ldmatrix_op
-from labkit.sim.mma import MMA_SPECS, MmaSpec, fragment_coords, mma_spec, mma_sync, pack_fragment, unpack_fragment
+from labkit.sim.mma_fragments import MMA_SPECS, MmaSpec, fragment_coords, mma_spec, mma_sync, pack_fragment, unpack_fragment
 from labkit.sim.numbers import from_bits, pack_pairs, to_bits, unpack_pairs
 from labkit.sim.smem import Access, SharedMemory
 from labkit.sim.warp import Warp
@@ -45,3 +47,11 @@ __all__ = [
     "pack_pairs",
     "unpack_pairs",
 ]
+
+
+def __getattr__(name):
+    # ``labkit.sim.trace`` was the old name of :mod:`labkit.sim.fragment_trace`; kept only until
+    # labkit/lab.py imports the new name.
+    if name == "trace":
+        return importlib.import_module("labkit.sim.fragment_trace")
+    raise AttributeError(f"module 'labkit.sim' has no attribute {name!r}")

@@ -27,7 +27,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from labkit.errors import DeviceError
+from labkit.atoms.instructions import CP_ASYNC
+from labkit.errors import DeviceError, InstructionError
+
+_COPIES = {ins.level: ins for ins in CP_ASYNC.values() if ins.level}
 
 __all__ = ["CpAsync"]
 
@@ -49,22 +52,22 @@ class CpAsync:
         """Issue 16-byte copies: lane ``i`` copies bytes ``src_offsets[..., i]`` onward of the
         global array ``src`` to shared byte address ``dst_addrs[..., i]`` (one row of the
         last axis per warp instruction)."""
-        if level not in ("ca", "cg"):
-            raise DeviceError(f"cp.async level must be 'ca' or 'cg'; got {level!r}")
-        op = f"cp.async.{level}.shared.global"
-        dst = self.smem.check(dst_addrs, 16, op)
+        if level not in _COPIES:
+            raise InstructionError(f"cp.async level must be one of {sorted(_COPIES)}; got {level!r}")
+        op, size = f"cp.async.{level}.shared.global", _COPIES[level].bytes
+        dst = self.smem.check(dst_addrs, size, op)
         raw = np.ascontiguousarray(src).reshape(-1).view(np.uint8)
         so = np.asarray(src_offsets)
         if so.dtype.kind not in "iu":
             raise DeviceError(f"{op}: source offsets must be integer byte offsets; got dtype {so.dtype}")
         so = np.broadcast_to(so.astype(np.int64), dst.shape)
-        bad = (so % 16 != 0) | (so < 0) | (so + 16 > raw.size)
+        bad = (so % size != 0) | (so < 0) | (so + size > raw.size)
         if bad.any():
             v = int(so[tuple(np.argwhere(bad)[0])])
-            rule = "16-byte aligned" if v % 16 else f"inside the {raw.size}-byte source"
+            rule = f"{size}-byte aligned" if v % size else f"inside the {raw.size}-byte source"
             raise DeviceError(f"{op}: source offset {v} must be {rule}")
-        data = raw[so[..., None] + np.arange(16)]
-        self.smem.record(op, dst, 16, warp=warp)
+        data = raw[so[..., None] + np.arange(size)]
+        self.smem.record(op, dst, size, warp=warp)
         self.open.append((dst.copy(), data))
 
     def commit_group(self) -> None:

@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from labkit.errors import DeviceError
+from labkit.atoms.instructions import LDMATRIX
+from labkit.errors import DeviceError, InstructionError
 
 __all__ = ["ldmatrix", "ldmatrix_op"]
 
@@ -35,20 +36,22 @@ WARP = 32
 
 
 def ldmatrix_op(num: int, trans: bool = False) -> str:
-    """The PTX text, e.g. ``ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16``."""
-    return f"ldmatrix.sync.aligned.m8n8.x{num}" + (".trans" if trans else "") + ".shared.b16"
+    """The PTX text from the instruction registry, e.g. ``ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16``."""
+    ins = LDMATRIX.get(f"ldmatrix_x{num}" + ("_trans" if trans else ""))
+    if ins is None:
+        raise InstructionError(f"ldmatrix: num must be 1, 2 or 4 (.x1, .x2, .x4); got {num!r}")
+    return ins.ptx
 
 
 def ldmatrix(smem, addrs, num: int = 4, trans: bool = False, warp=None) -> np.ndarray:
     """Run ldmatrix: ``addrs (..., 32)`` byte addresses (one per lane; lanes past ``8*num``
     are ignored). Returns registers ``(..., 32, num)`` uint32."""
-    if num not in (1, 2, 4):
-        raise DeviceError(f"ldmatrix: num must be 1, 2 or 4 (.x1, .x2, .x4); got {num!r}")
+    op = ldmatrix_op(num, trans)
     a = np.asarray(addrs)
     if a.shape[-1:] != (WARP,):
         raise DeviceError(f"ldmatrix: addrs must have 32 lanes on the last axis; got shape {a.shape}")
     used = a[..., : 8 * num]
-    used = smem.check(used, 16, ldmatrix_op(num, trans))
+    used = smem.check(used, 16, op)
     rows = smem.gather(used, 16).view(np.uint16)          # (..., 8*num, 8) elements
     rows = rows.reshape(a.shape[:-1] + (num, 8, 8))        # (..., matrix, row, element)
     t = np.arange(WARP)
@@ -59,5 +62,5 @@ def ldmatrix(smem, addrs, num: int = 4, trans: bool = False, warp=None) -> np.nd
         lo = rows[..., t // 4, 2 * (t % 4)]
         hi = rows[..., t // 4, 2 * (t % 4) + 1]
     regs = lo.astype(np.uint32) | (hi.astype(np.uint32) << 16)   # (..., num, 32)
-    smem.record(ldmatrix_op(num, trans), used, 16, warp=warp)
+    smem.record(op, used, 16, warp=warp)
     return np.swapaxes(regs, -1, -2).astype(np.uint32)

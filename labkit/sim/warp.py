@@ -26,7 +26,7 @@ import numpy as np
 from labkit.errors import DeviceError
 from labkit.sim import numbers as nb
 from labkit.sim.ldmatrix import ldmatrix
-from labkit.sim.mma import mma_spec, mma_sync, unpack_fragment
+from labkit.sim.mma_fragments import mma_spec, mma_sync, unpack_fragment
 
 __all__ = ["Warp"]
 

@@ -16,25 +16,22 @@ from __future__ import annotations
 import numpy as np
 
 from labkit.errors import LayoutError
+from labkit.layout import ComposedLayout, Layout, flatten, product
 
 __all__ = ["flat", "offset_table", "tv_table", "grid_shape"]
 
 
 def flat(t) -> tuple:
-    """Flatten a nested tuple of ints into a tuple of Python ints."""
-    if isinstance(t, tuple):
-        out = ()
-        for x in t:
-            out += flat(x)
-        return out
-    return (int(t),)
+    """Flatten a nested tuple of ints into a tuple of Python ints (``labkit.layout.flatten``).
+
+    >>> flat((2, (3, 4)))
+    (2, 3, 4)
+    """
+    return tuple(int(x) for x in (flatten(t) if isinstance(t, tuple) else (t,)))
 
 
 def _size(shape) -> int:
-    n = 1
-    for s in flat(shape):
-        n *= s
-    return n
+    return int(product(shape))
 
 
 def grid_shape(layout) -> tuple[int, int]:
@@ -57,7 +54,7 @@ def grid_shape(layout) -> tuple[int, int]:
 
 def _colex_values(layout, n: int) -> np.ndarray:
     """All ``n`` values of a layout in colexicographic order (its ``offsets()`` when it has one)."""
-    if hasattr(layout, "offsets"):
+    if isinstance(layout, (Layout, ComposedLayout)):
         return np.asarray(layout.offsets(), dtype=np.int64).reshape(-1)
     return np.array([int(layout(i)) for i in range(n)], dtype=np.int64)
 

@@ -28,7 +28,7 @@ def matrix(fig, x0, y0, rows, cols, cw, ch, *, fill, info, text=None, link=None,
     return out
 
 
-def headers(fig, x0, y0, rows, cols, cw, ch, *, row_label=str, col_label=str, size=9, when=None,
+def headers(fig, x0, y0, rows, cols, cw, ch, *, row_label=str, col_label=str, size=10, when=None,
             every: int = 1):
     """Row labels left of and column labels above a matrix drawn at ``(x0, y0)``."""
     for i in range(0, rows, every):

@@ -7,9 +7,17 @@ relation keys (``rel``: same thread, same bank, ... cells with an equal key are 
 Controls (button rows or a stepper) switch between states; an element drawn with
 ``when={control: option}`` shows only in that state.
 
-The output is self-contained: inline ``<style>``, ``<svg>``, the data as JSON and a short
-script, no external files, so it works in JupyterLab, Colab, VS Code and a static book.
-Every figure gets a fresh ``id``; several figures on one page do not interfere.
+The output is self-contained: an inline ``<style>``, a ``<figure>`` with its ``<figcaption>``,
+controls, an ``<svg>`` in a scrolling box, the data as compact JSON and a short script that
+draws the cells from it; no external files, so it works in JupyterLab, Colab, VS Code and a
+static book. The style and the script are the same for every figure, so a page of several
+figures needs only the first copy (the book's build drops the others). Every figure gets a
+fresh ``id``; several figures on one page do not interfere.
+
+The figure is drawn at the zoom where its smallest text is ``MIN_TEXT_PX`` pixels tall (or
+smaller, down to the column, when the text stays that tall), on a narrow screen also where every
+cell is ``MIN_TAP_PX`` pixels wide and tall; the box scrolls, and "fit to width" shows it whole.
+Cells take keyboard focus; the arrow keys move the selection.
 
 >>> fig = HtmlFigure("demo", title="Two cells", alt="two cells, 0 and 1")
 >>> k = fig.cell(0, 0, 30, 30, fill="#E69F00", text="0", info={"index": 0})
@@ -22,7 +30,10 @@ True
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
+import math
 import secrets
 from html import escape
 
@@ -38,6 +49,11 @@ def _x(v) -> str:
     return str(int(f)) if f.is_integer() else f"{f:.2f}".rstrip("0").rstrip(".")
 
 
+def _up(z: float) -> float:
+    """``z`` rounded up to 3 decimals (a zoom that keeps a minimum size stays above it)."""
+    return math.ceil(z * 1000 - 1e-9) / 1000
+
+
 def _json_value(v):
     if v is None or isinstance(v, (str, bool)):
         return v
@@ -51,33 +67,54 @@ def _json_value(v):
     return str(v)
 
 
-STYLE = """<style>
-.lkf{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0.5em 0 1em 0;color:#222}
-.lkf-title{font-weight:600;margin-bottom:0.3em}
+# Shared by every figure of a page: a page that shows several figures needs one copy of each
+# (the book's build keeps the first); a notebook output carries its own, so it works alone.
+STYLE = """<style class="lkf-css">
+.lkf{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0.5em 0 1em 0;color:#222;max-width:100%;min-width:0}
+.lkf>.lkf-title{font-weight:600;font-size:1em;text-align:left;color:#222;padding:0;margin:0 0 0.3em 0}
 .lkf-ctl{display:flex;flex-wrap:wrap;gap:0.3em 0.6em;align-items:center;margin:0.2em 0}
-.lkf-ctl button{font:inherit;font-size:0.85em;padding:0.1em 0.6em;border:1px solid #888;border-radius:3px;background:#f5f5f5;color:#222;cursor:pointer}
+.lkf-ctl button{font:inherit;font-size:0.85em;min-height:28px;min-width:28px;padding:0.1em 0.6em;border:1px solid #888;border-radius:3px;background:#f5f5f5;color:#222;cursor:pointer}
 .lkf-ctl button[aria-pressed=true]{background:#0072B2;color:#fff;border-color:#0072B2}
-.lkf-ctl label{font-size:0.85em;cursor:pointer}
+.lkf-ctl label{font-size:0.85em;cursor:pointer;min-height:28px;display:inline-flex;align-items:center;gap:0.2em}
+.lkf-ctl input[type=range]{min-height:28px}
 .lkf-ctl .lkf-cl{font-size:0.85em;color:#555}
-.lkf svg{display:block;max-width:100%;height:auto;user-select:none}
-.lkf [data-k]{cursor:pointer}
+.lkf-box{max-width:100%;overflow:auto;max-height:80vh;-webkit-overflow-scrolling:touch;touch-action:pan-x pan-y pinch-zoom}
+.lkf svg{display:block;max-width:none;height:auto;user-select:none}
+.lkf [data-k]{cursor:pointer;outline:none}
 .lkf rect[data-k],.lkf [data-k]>rect{stroke:#444;stroke-width:0.6}
 .lkf .lkf-f rect[data-k],.lkf .lkf-f [data-k]>rect{stroke:#aaa;stroke-width:0.4}
 .lkf [data-k] text{pointer-events:none;text-anchor:middle;dominant-baseline:central}
 .lkf .lkf-rel>rect,.lkf rect.lkf-rel{stroke:#000;stroke-width:2.5;stroke-dasharray:4 2}
 .lkf .lkf-sel>rect,.lkf rect.lkf-sel{stroke:#D55E00;stroke-width:3.5;stroke-dasharray:none}
+.lkf [data-k]:focus-visible>rect,.lkf rect[data-k]:focus-visible{stroke:#000;stroke-width:4;stroke-dasharray:none}
 .lkf .lkf-hide{display:none}
-.lkf-panel{font-size:0.9em;border-left:4px solid #0072B2;background:#f4f8fb;color:#222;padding:0.35em 0.7em;margin-top:0.3em;min-height:2.6em;font-variant-numeric:tabular-nums}
+.lkf-panel{font-size:0.9em;border-left:4px solid #0072B2;background:#f4f8fb;color:#222;padding:0.35em 0.7em;margin-top:0.3em;min-height:2.6em;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
 .lkf-panel .lkf-l{color:#555;margin-right:0.4em}
 .lkf-panel>div{display:inline-block;margin-right:1.2em}
 </style>"""
 
-# One function per figure, run once per figure id. ES5 only, no external code.
-SCRIPT = r"""(function(){
-var R=document.getElementById("__ID__");if(!R||R.getAttribute("data-ready"))return;R.setAttribute("data-ready","1");
-var D=JSON.parse(R.querySelector("script.lkf-data").textContent),P=R.querySelector(".lkf-panel");
-var S=D.state.slice(),rel=0,pin=D.sel,byK={},marked=[],i;
-var cs=R.querySelectorAll("[data-k]");for(i=0;i<cs.length;i++){var k=+cs[i].getAttribute("data-k");(byK[k]=byK[k]||[]).push(cs[i]);}
+# The figure code, defined once per page (``window.lkfInit``) and run once per figure id.
+# Cells are drawn from the compact data (the page stays small); ES5 only, no external code.
+SCRIPT = r"""window.lkfInit=window.lkfInit||function(id){
+var R=document.getElementById(id);if(!R||R.getAttribute("data-init"))return;R.setAttribute("data-init","1");
+var P=R.querySelector(".lkf-panel"),T=R.querySelector("script.lkf-data").textContent.replace(/\s/g,"");
+if(!window.DecompressionStream||!window.Response){P.textContent="This browser cannot unpack the figure (it needs DecompressionStream).";return;}
+var bin=atob(T),u=new Uint8Array(bin.length);for(var b=0;b<bin.length;b++)u[b]=bin.charCodeAt(b);
+new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream("gzip"))).text().then(function(s){go(R,P,JSON.parse(s));});
+function go(R,P,D){R.lkfData=D;
+var svg=R.querySelector("svg"),box=R.querySelector(".lkf-box"),NS="http://www.w3.org/2000/svg";
+var S=D.state.slice(),rel=0,pin=D.sel,byK={},marked=[],i,tab=null,fit=false;
+function el(n,a){var e=document.createElementNS(NS,n);for(var q in a)e.setAttribute(q,a[q]);return e;}
+svg.insertAdjacentHTML("beforeend",D.svg);
+var G=svg.querySelectorAll("g[data-r]");
+for(i=0;i<G.length;i++){var ab=G[i].getAttribute("data-r").split("-"),F=document.createDocumentFragment();
+ for(var k=+ab[0];k<=+ab[1];k++){var c=D.cells[k],r=el("rect",{x:c[0],y:c[1],width:c[2],height:c[3],fill:D.str[c[4]]});
+  if(c.length>5){var g=el("g",{"data-k":k}),L=D.str[c[5]].split("\n"),fs=c[6],y0=c[1]+c[3]/2-(L.length-1)*fs*0.55;g.appendChild(r);
+   for(var j=0;j<L.length;j++){var t=el("text",{x:c[0]+c[2]/2,y:y0+j*fs*1.1});if(fs!==10)t.setAttribute("font-size",fs);
+    if(c.length>7)t.setAttribute("fill",D.str[c[7]]);t.textContent=L[j];g.appendChild(t);}F.appendChild(g);}
+  else{r.setAttribute("data-k",k);F.appendChild(r);}}
+ G[i].appendChild(F);}
+var cs=svg.querySelectorAll("[data-k]");for(i=0;i<cs.length;i++){var kk=+cs[i].getAttribute("data-k");(byK[kk]=byK[kk]||[]).push(cs[i]);}
 var st=R.querySelectorAll("[data-s]");
 function ok(w){if(w===null)return true;var s=w.split(" ");for(var j=0;j<s.length;j++){var a=s[j].split(":");if(S[+a[0]]!=+a[1])return false;}return true;}
 function isVis(k){return D.when===null||ok(D.whens[D.when[k]]);}
@@ -93,22 +130,43 @@ function mark(k){for(var j=0;j<marked.length;j++)marked[j].classList.remove("lkf
  for(j=0;j<n;j++)if(j===k||(L!==null&&meet(L,lk(j))&&isVis(j)))add(j,"lkf-sel");}
 function meet(a,b){if(b===null)return false;for(var p=0;p<a.length;p++)for(var q=0;q<b.length;q++)if(a[p]===b[q])return true;return false;}
 function focus(k){show(k);mark(k);}
+function first(){for(var j=0;j<D.cells.length;j++)if(isVis(j))return j;return null;}
+function setTab(k){if(tab!==null)tab.removeAttribute("tabindex");tab=null;if(k==null)return;tab=byK[k][0];tab.setAttribute("tabindex","0");}
 function apply(){for(var j=0;j<st.length;j++)st[j].classList.toggle("lkf-hide",!ok(st[j].getAttribute("data-s")));
  var b=R.querySelectorAll("button[data-o]");for(j=0;j<b.length;j++)b[j].setAttribute("aria-pressed",S[+b[j].getAttribute("data-c")]==+b[j].getAttribute("data-o")?"true":"false");
  var t=R.querySelectorAll(".lkf-stepl");for(j=0;j<t.length;j++){var c=+t[j].getAttribute("data-c");t[j].textContent=D.ctl[c][S[c]];}
  var g=R.querySelectorAll("input[type=range][data-c]");for(j=0;j<g.length;j++)g[j].value=S[+g[j].getAttribute("data-c")];
  if(pin!=null&&!isVis(pin)&&lk(pin)!==null){for(j=0;j<D.info.length;j++)if(isVis(j)&&meet(lk(pin),lk(j))){pin=j;break;}}
- focus(pin);}
+ setTab(pin!=null&&isVis(pin)?pin:first());focus(pin);}
 function cellOf(e){var t=e.target;while(t&&t!==R){if(t.getAttribute&&t.getAttribute("data-k")!==null)return +t.getAttribute("data-k");t=t.parentNode;}return null;}
-var svg=R.querySelector("svg");
-svg.addEventListener("click",function(e){var k=cellOf(e);if(k!==null){pin=k;focus(k);}});
+function pick(k){pin=k;setTab(k);focus(k);}
+svg.addEventListener("click",function(e){var k=cellOf(e);if(k!==null){pick(k);if(tab.focus)tab.focus({preventScroll:true});}});
 svg.addEventListener("mouseover",function(e){var k=cellOf(e);if(k!==null)focus(k);});
 svg.addEventListener("mouseleave",function(){focus(pin);});
-R.addEventListener("click",function(e){var t=e.target;if(t.tagName!=="BUTTON")return;var c=+t.getAttribute("data-c");
+svg.addEventListener("focusin",function(e){var k=cellOf(e);if(k!==null&&k!==pin)pick(k);});
+var DIR={ArrowRight:[1,0],ArrowLeft:[-1,0],ArrowDown:[0,1],ArrowUp:[0,-1]};
+svg.addEventListener("keydown",function(e){var k=cellOf(e),d=DIR[e.key];if(k===null)return;
+ if(e.key==="Enter"||e.key===" "){pick(k);e.preventDefault();return;}if(!d)return;
+ var a=D.cells[k],ax=a[0]+a[2]/2,ay=a[1]+a[3]/2,best=null,bs=Infinity;
+ for(var j=0;j<D.cells.length;j++){if(j===k||!isVis(j))continue;var b=D.cells[j],dx=b[0]+b[2]/2-ax,dy=b[1]+b[3]/2-ay,
+  along=dx*d[0]+dy*d[1],across=Math.abs(dx*d[1]+dy*d[0]);if(along<=0.5)continue;var sc=along+3*across;if(sc<bs){bs=sc;best=j;}}
+ e.preventDefault();if(best!==null){pick(best);tab.focus();}});
+var Z=R.querySelector(".lkf-zoom");
+function size(){var W=D.size[0],cw=box.clientWidth||W,f=Math.min(1,cw/W),narrow=window.matchMedia("(max-width: 720px)").matches;
+ var z=fit?f:Math.max(narrow?D.size[2]:D.size[1],f);svg.style.width=(W*z)+"px";
+ if(Z){Z.setAttribute("aria-pressed",fit?"true":"false");Z.style.display=(!fit&&W*z<=cw+0.5)?"none":"";}}
+if(Z)Z.addEventListener("click",function(){fit=!fit;size();});
+window.addEventListener("resize",size);
+R.addEventListener("click",function(e){var t=e.target;if(t.tagName!=="BUTTON"||!t.hasAttribute("data-c"))return;var c=+t.getAttribute("data-c");
  if(t.hasAttribute("data-o"))S[c]=+t.getAttribute("data-o");else{var n=D.ctl[c].length;S[c]=(S[c]+(+t.getAttribute("data-d"))+n)%n;}apply();});
 R.addEventListener("input",function(e){var t=e.target;if(t.type==="range"){S[+t.getAttribute("data-c")]=+t.value;apply();}});
 R.addEventListener("change",function(e){var t=e.target;if(t.type==="radio"){rel=+t.value;focus(pin);}});
-apply();})();"""
+size();apply();R.setAttribute("data-ready","1");}};"""
+
+# Rendered sizes the figure keeps: text at least this many CSS pixels, and on a narrow
+# screen cells at least this many pixels on a side (a finger's tap target).
+MIN_TEXT_PX = 10.0
+MIN_TAP_PX = 24.5
 
 
 class HtmlFigure:
@@ -119,7 +177,7 @@ class HtmlFigure:
     ``_repr_html_`` (or write :meth:`to_html` into a page).
     """
 
-    def __init__(self, name: str, *, title: str, alt: str, hint: str = "Click or hover over a cell."):
+    def __init__(self, name: str, *, title: str, alt: str, hint: str = "Click, tap or hover over a cell; arrow keys move the selection."):
         self.name = name
         self.title = title
         self.alt = alt
@@ -128,8 +186,9 @@ class HtmlFigure:
         self.cells: list[dict] = []
         self.controls: list[dict] = []
         self.relations: list[str] = []
-        self._items: list[tuple[str, str]] = []   # (group attributes, markup)
+        self._items: list[tuple[str, str | int]] = []   # (group attributes, markup or cell index)
         self._sel = None
+        self._fonts: list[float] = []
         self._w = 0.0
         self._h = 0.0
 
@@ -189,46 +248,60 @@ class HtmlFigure:
                 raise LayoutError(f"cell rel {r!r} is not a declared relation {self.relations}")
         if link is not None and not isinstance(link, list):
             link = [link]
-        self.cells.append({"info": dict(info), "link": link, "rel": rel, "when": dict(when or {}),
-                           "xy": (float(x), float(y), float(w), float(h)), "text": text})
         grp = self._group(when, faint)
-        geom = f'x="{_x(x)}" y="{_x(y)}" width="{_x(w)}" height="{_x(h)}" fill="{fill}"'
-        if text is None or str(text) == "":
-            self._items.append((grp, f'<rect data-k="{k}" {geom}/>'))
-            self._grow(x + w, y + h)
-            return k
+        draw = None
+        if text is not None and str(text) != "":
+            lines = str(text).split("\n")
+            fs = font or max(6.0, min(13.0, h / (len(lines) + 0.6), 1.6 * w / max(len(l) for l in lines)))
+            fs = round(float(fs), 2)
+            self._fonts.append(fs)
+            draw = (str(text), fs, text_fill or text_color(fill))
+        self.cells.append({"info": dict(info), "link": link, "rel": rel, "when": dict(when or {}),
+                           "xy": (float(x), float(y), float(w), float(h)), "text": text,
+                           "fill": fill, "draw": draw})
+        self._items.append((grp, k))
+        self._grow(x + w, y + h)
+        return k
+
+    def _cell_svg(self, k: int) -> str:
+        """Markup of cell ``k`` (the static SVG; pages draw cells from the data instead)."""
+        c = self.cells[k]
+        x, y, w, h = c["xy"]
+        geom = f'x="{_x(x)}" y="{_x(y)}" width="{_x(w)}" height="{_x(h)}" fill="{c["fill"]}"'
+        if c["draw"] is None:
+            return f'<rect data-k="{k}" {geom}/>'
+        text, fs, tf = c["draw"]
         parts = [f'<g data-k="{k}"><rect {geom}/>']
-        lines = str(text).split("\n")
-        fs = font or max(6.0, min(13.0, h / (len(lines) + 0.6), 1.6 * w / max(len(l) for l in lines)))
-        tf = text_fill or text_color(fill)
+        lines = text.split("\n")
         tf_attr = "" if tf == "#000000" else f' fill="{tf}"'
-        fs_attr = "" if round(fs, 2) == 10 else f' font-size="{_x(fs)}"'
+        fs_attr = "" if fs == 10 else f' font-size="{_x(fs)}"'
         y0 = y + h / 2 - (len(lines) - 1) * fs * 0.55
         for i, line in enumerate(lines):
             parts.append(f'<text x="{_x(x + w / 2)}" y="{_x(y0 + i * fs * 1.1)}"{fs_attr}{tf_attr}>'
                          f'{escape(line)}</text>')
         parts.append("</g>")
-        self._items.append((grp, "".join(parts)))
-        self._grow(x + w, y + h)
-        return k
+        return "".join(parts)
 
     def text(self, x, y, s, *, size: float = 12, anchor: str = "middle", when=None,
              weight: str | None = None, fill: str = "#222", rotate: float | None = None):
         """Add a non-interactive text label."""
         grp = self._group(when)
+        self._fonts.append(float(size))
         wt = f' font-weight="{weight}"' if weight else ""
         rot = f' transform="rotate({_x(rotate)} {_x(x)} {_x(y)})"' if rotate else ""
         self._items.append((grp, f'<text x="{_x(x)}" y="{_x(y)}" font-size="{_x(size)}" fill="{fill}" '
                                  f'text-anchor="{anchor}" dominant-baseline="central"{wt}{rot}>'
                                  f'{escape(str(s))}</text>'))
-        self._grow(x + (0 if anchor == "end" else 8 * len(str(s)) * size / 12 * (0.5 if anchor == "middle" else 1)),
-                   y + size)
+        wide = 0.6 * size * len(str(s))           # a sans-serif character is about 0.6 em wide
+        self._grow(x + (0 if anchor == "end" else wide * (0.5 if anchor == "middle" else 1)), y + size)
 
     def rect(self, x, y, w, h, *, fill: str = "none", stroke: str = "#000", width: float = 1.0,
-             when=None, dash: str | None = None):
-        """Add a non-interactive rectangle (tile borders, partitions, frames)."""
+             when=None, dash: str | None = None, cls: str | None = None):
+        """Add a non-interactive rectangle (tile borders, partitions, frames); it is painted over
+        whatever was added before it. ``cls``: a class name (e.g. for tests and styles)."""
         grp = self._group(when)
         d = f' stroke-dasharray="{dash}"' if dash else ""
+        d += f' class="{escape(cls)}"' if cls else ""
         self._items.append((grp, f'<rect x="{_x(x)}" y="{_x(y)}" width="{_x(w)}" height="{_x(h)}" fill="{fill}" '
                                  f'stroke="{stroke}" stroke-width="{_x(width)}" pointer-events="none"{d}/>'))
         self._grow(x + w, y + h)
@@ -324,25 +397,71 @@ class HtmlFigure:
                 "ctl": [c["options"] for c in self.controls],
                 "state": [c["default"] for c in self.controls], "sel": self._sel, "hint": self.hint}
 
-    def svg(self) -> str:
-        """The figure's SVG element alone (well-formed XML)."""
-        W, H = self._w + 4, self._h + 4
-        return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="-2 -2 {_x(W + 2)} {_x(H + 2)}" '
-                f'width="{_x(W + 2)}" role="img" aria-labelledby="{self.id}-t" '
-                f'font-family="system-ui, sans-serif" font-size="10">'
-                f'<title id="{self.id}-t">{escape(self.alt)}</title>' + self._body() + "</svg>")
+    def _view(self) -> tuple[float, float]:
+        return self._w + 6, self._h + 6
 
-    def _body(self) -> str:
-        """Items in order; consecutive items with the same state and class share one ``<g>``."""
+    def scales(self) -> tuple[float, float]:
+        """Smallest zoom at which every text is ``MIN_TEXT_PX`` pixels tall, and at which
+        (also) every cell is ``MIN_TAP_PX`` pixels on a side (the zoom of narrow screens)."""
+        read = MIN_TEXT_PX / min(self._fonts) if self._fonts else 0.0
+        cell = min((min(c["xy"][2], c["xy"][3]) for c in self.cells), default=MIN_TAP_PX)
+        return _up(read), _up(max(read, MIN_TAP_PX / cell))
+
+    def _svg_open(self) -> str:
+        W, H = self._view()
+        return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="-2 -2 {_x(W)} {_x(H)}" '
+                f'width="{_x(W)}" role="img" aria-labelledby="{self.id}-t" '
+                f'font-family="system-ui, sans-serif" font-size="10">'
+                f'<title id="{self.id}-t">{escape(self.alt)}</title>')
+
+    def svg(self) -> str:
+        """The figure's SVG element alone, every cell drawn (well-formed XML)."""
+        return self._svg_open() + self._body(compact=False) + "</svg>"
+
+    def _body(self, compact: bool) -> str:
+        """Items in order; consecutive items with the same state and class share one ``<g>``.
+        ``compact``: a run of cells is an empty ``<g data-r="first-last">`` the script fills."""
         out, cur, run = [], None, []
-        for grp, markup in self._items + [(None, None)]:
-            if grp != cur and run:
-                out.append(f"<g{cur}>" + "".join(run) + "</g>" if cur else "".join(run))
+
+        def flush():
+            if not run:
+                return
+            if compact and isinstance(run[0], int):
+                out.append(f'<g{cur or ""} data-r="{run[0]}-{run[-1]}"></g>')
+                return
+            markup = "".join(m if isinstance(m, str) else self._cell_svg(m) for m in run)
+            out.append(f"<g{cur}>{markup}</g>" if cur else markup)
+
+        for grp, item in self._items:
+            if grp != cur or (compact and run and isinstance(item, int) != isinstance(run[0], int)):
+                flush()
                 run = []
             cur = grp
-            if markup is not None:
-                run.append(markup)
+            run.append(item)
+        flush()
         return "".join(out)
+
+    def _cells_data(self, strings: list) -> list:
+        index: dict[str, int] = {}
+
+        def s(v):
+            if v not in index:
+                index[v] = len(strings)
+                strings.append(v)
+            return index[v]
+
+        def num(v):
+            v = round(float(v), 2)
+            return int(v) if v.is_integer() else v
+
+        out = []
+        for c in self.cells:
+            row = [*(num(v) for v in c["xy"]), s(c["fill"])]
+            if c["draw"] is not None:
+                text, fs, tf = c["draw"]
+                row += [s(text), num(fs)] + ([] if tf == "#000000" else [s(tf)])
+            out.append(row)
+        return out
 
     def _controls_html(self) -> str:
         out = []
@@ -362,6 +481,8 @@ class HtmlFigure:
                            f'<span class="lkf-stepl" data-c="{c}">{escape(ctl["options"][ctl["default"]])}</span>')
             row.append("</div>")
             out.append("".join(row))
+        out.append('<div class="lkf-ctl"><button type="button" class="lkf-zoom" aria-pressed="false" '
+                   'title="show the whole figure in the column, or zoom back in to read it">fit to width</button></div>')
         if len(self.relations) > 1:
             row = ['<div class="lkf-ctl"><span class="lkf-cl">highlight</span>']
             for r, lab in enumerate(self.relations):
@@ -380,13 +501,30 @@ class HtmlFigure:
                        for f, v in c.items() if v is not None)
 
     def to_html(self) -> str:
-        """The whole figure as one HTML fragment (style, controls, SVG, panel, data, script)."""
-        data = json.dumps(self._data(), separators=(",", ":")).replace("</", "<\\/")
-        return (f'<div class="lkf" id="{self.id}" data-figure="{escape(self.name)}">{STYLE}'
-                f'<div class="lkf-title">{escape(self.title)}</div>{self._controls_html()}'
-                f'{self.svg()}<div class="lkf-panel" aria-live="polite">{self._panel_text()}</div>'
-                f'<script type="application/json" class="lkf-data">{data}</script>'
-                f'<script>{SCRIPT.replace("__ID__", self.id)}</script></div>')
+        """The whole figure as one HTML fragment: style, caption, controls, SVG, panel, data and
+        script. Cells travel as data and the script draws them; the style and the script are
+        the same for every figure (``class="lkf-css"`` / ``"lkf-js"``), so a page needs one copy."""
+        packed = base64.b64encode(gzip.compress(json.dumps(self.data(), separators=(",", ":")).encode(),
+                                                9, mtime=0)).decode()
+        return (f'{STYLE}<figure class="lkf" id="{self.id}" data-figure="{escape(self.name)}">'
+                f'<figcaption class="lkf-title">{escape(self.title)}</figcaption>{self._controls_html()}'
+                f'<div class="lkf-box">{self._svg_open()}</svg></div>'
+                f'<div class="lkf-panel" aria-live="polite">{self._panel_text()}</div>'
+                f'<script type="application/octet-stream" class="lkf-data">{packed}</script>'
+                f'<script class="lkf-js">{SCRIPT}</script>'
+                f'<script>window.lkfInit("{self.id}")</script></figure>')
+
+    def data(self) -> dict:
+        """What the page's script gets (gzip-compressed, base64): the panel facts, states and
+        relations of every cell, the cells' geometry (``cells``: x, y, w, h, fill, and text,
+        font size, text colour as indices into ``str``), the SVG of everything else (``svg``)
+        and the zooms (``size``: viewBox width, reading zoom, tapping zoom)."""
+        data = self._data()
+        data["str"] = []
+        data["cells"] = self._cells_data(data["str"])
+        data["svg"] = self._body(compact=True)
+        data["size"] = [self._view()[0], *self.scales()]
+        return data
 
     def _repr_html_(self) -> str:
         return self.to_html()

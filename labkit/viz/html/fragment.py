@@ -52,7 +52,7 @@ def fragment_figure() -> HtmlFigure:
     for ln in range(nl):
         bx = rx + (ln % 4) * (nreg * sw + gap)
         by = y0 + (ln // 4) * ch
-        fig.text(bx - 3, by + ch / 2, f"L{ln}", size=9, anchor="end", fill="#555")
+        fig.text(bx - 3, by + ch / 2, f"L{ln}", size=10, anchor="end", fill="#555")
         for s in range(nreg):
             i, j = where[(ln, s)]
             fig.cell(bx + s * sw, by, sw, ch, fill=thread_color(ln), text=f"{i},{j}", font=10,

@@ -43,11 +43,11 @@ def mma_figure(atoms=ATOMS) -> HtmlFigure:
         atom = mma_atom(name)
         M, N, K = (int(x) for x in atom.shape_mnk)
         when = {ctl: o}
-        cw, ch = 30, 24
+        cw, ch = 28, 24
         ax, ay = 34, 34 + K * ch + 30           # A's top-left; C sits to its right, B above C
-        cx = ax + K * cw + 30
-        fig.text(ax, 14, f"{name}: A {atom.layout_A}   B {atom.layout_B}   C {atom.layout_C}", size=10,
-                 anchor="start", when=when, fill="#0072B2")
+        cx = ax + K * cw + 24
+        for i, line in enumerate((name, f"A {atom.layout_A}", f"B {atom.layout_B}", f"C {atom.layout_C}")):
+            fig.text(ax, 44 + 18 * i, line, size=11 if i == 0 else 10, anchor="start", when=when, fill="#0072B2")
         for operand, layout, rows, cols, x0, y0, transpose in (
                 ("A", atom.layout_A, M, K, ax, ay, False),
                 ("B", atom.layout_B, N, K, cx, 34, True),
@@ -60,7 +60,7 @@ def mma_figure(atoms=ATOMS) -> HtmlFigure:
                     r, c = (j, i) if transpose else (i, j)
                     coord_name = {"A": "(m,k)", "B": "(n,k)", "C": "(m,n)"}[operand]
                     fig.cell(x0 + c * cw, y0 + r * ch, cw, ch, fill=thread_color(t), text=f"T{t}\nV{v}",
-                             font=8, info={"atom": name, "operand": operand, "coordinate": (i, j),
+                             font=10, info={"atom": name, "operand": operand, "coordinate": (i, j),
                                            "coordinate is": coord_name, "thread": t, "value": v,
                                            "register": _register(atom, operand, v)},
                              rel={"same thread": t}, when=when)

@@ -37,7 +37,7 @@ def path_figure(mma: str = "SM80_16x8x16_F16F16F16F16_TN", copy: str = "SM75_U32
                          f"half of operand a2.")
     fig.relation("same destination lane")
     fig.relation("same source lane")
-    cw, ch = 30, 22
+    cw, ch = 26, 22
     x0, y0 = 40, 40
     nslot = 1 + max(p.dst_value for p in paths.values())
 
@@ -49,22 +49,21 @@ def path_figure(mma: str = "SM80_16x8x16_F16F16F16F16_TN", copy: str = "SM75_U32
                 "fragment": "tCr%s(%s)" % (p.operand, ",".join(map(str, p.fragment_coord))),
                 "operand": f"{p.operand.lower()}{p.register}, {p.half} 16 bits", "view": view}
 
-    fig.text(x0, 14, "A in shared memory (offset in each cell, colour = source lane)", size=11, anchor="start",
+    fig.text(x0, 14, "A in shared memory (offset; colour = source lane)", size=11, anchor="start",
              weight="600")
     for (m, k), p in paths.items():
         fig.cell(x0 + k * cw, y0 + m * ch, cw, ch, fill=thread_color(p.src_thread), text=str(p.smem_offset),
-                 font=9, info=facts(p, "shared memory"), link=m * K + k,
+                 font=10, info=facts(p, "shared memory"), link=m * K + k,
                  rel={"same destination lane": p.dst_thread, "same source lane": p.src_thread})
-    rx = x0 + K * cw + 70
-    sw = 30
-    fig.text(rx - 30, 14, f"destination registers: 32 lanes x {nslot} slots (A(m,k) in each)", size=11,
+    rx = x0 + K * cw + 50
+    sw = 28
+    fig.text(rx - 30, 14, f"registers: 32 lanes x {nslot} slots", size=11,
              anchor="start", weight="600")
     for (m, k), p in paths.items():
-        lx = rx + (p.dst_thread % 2) * (nslot * sw + 34)
-        ly = y0 + (p.dst_thread // 2) * ch
+        lx, ly = rx, y0 + p.dst_thread * ch
         if p.dst_value == 0:
-            fig.text(lx - 3, ly + ch / 2, f"L{p.dst_thread}", size=8, anchor="end", fill="#555")
-        fig.cell(lx + p.dst_value * sw, ly, sw, ch, fill=thread_color(p.dst_thread), text=f"{m},{k}", font=8,
+            fig.text(lx - 3, ly + ch / 2, f"L{p.dst_thread}", size=10, anchor="end", fill="#555")
+        fig.cell(lx + p.dst_value * sw, ly, sw, ch, fill=thread_color(p.dst_thread), text=f"{m},{k}", font=10,
                  info=facts(p, "registers"), link=m * K + k,
                  rel={"same destination lane": p.dst_thread, "same source lane": p.src_thread})
     fig.select(fig.find(**{"A(m,k)": (0, 9), "view": "shared memory"})[0])

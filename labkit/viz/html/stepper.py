@@ -61,16 +61,32 @@ def bank_stepper_figure(mode="SWIZZLE_128B") -> HtmlFigure:
     c_col = fig.control("logical column", [str(c) for c in range(ncol)], default=min(3, ncol - 1))
     c_cyc = fig.control("cycle", [f"cycle {i + 1}" for i in range(rows)], kind="step")
     fig.relation("same logical column")
-    cw, ch = 64, 30
+    cw, ch = 68, 30
     x0, y0 = 50, 48
     for b in range(ncol):
         bl = b * sector // 4
-        fig.text(x0 + b * cw + cw / 2, y0 - 10, f"banks {bl % 32}-{(bl + sector // 4 - 1) % 32}", size=8,
+        fig.text(x0 + b * cw + cw / 2, y0 - 10, f"banks {bl % 32}-{(bl + sector // 4 - 1) % 32}", size=10,
                  fill="#555")
     for r in range(rows):
-        fig.text(x0 - 4, y0 + r * ch + ch / 2, f"row {r}", size=8, anchor="end", fill="#555")
+        fig.text(x0 - 4, y0 + r * ch + ch / 2, f"row {r}", size=10, anchor="end", fill="#555")
     for o, (name, L) in enumerate(layouts):
         caption(fig, x0, 14, f"{name}: {L}", when={c_lay: o})
+        for r in range(rows):
+            for c in range(ncol):
+                addrs = [int(L(rr, c)) for rr in range(rows)]
+                res = bank_conflicts(addrs, sector)
+                cyc = _cycle_of_lanes(res)
+                pr, rem = divmod(addrs[r], row_bytes)
+                pc = rem // sector
+                bl = rem // 4
+                fig.cell(x0 + pc * cw, y0 + pr * ch, cw, ch,
+                         fill=category_color(c) if r % 2 == 0 else light_color(c), text=f"{r},{c}", font=10,
+                         info={"sector": (r, c), "byte address": addrs[r], "stored at": (pr, pc),
+                               "banks": f"{bl % 32}-{(bl + sector // 4 - 1) % 32}",
+                               "read by lane": r, "served in cycle": cyc[r] + 1,
+                               "cycles for this column": res.wavefronts, "layout": name},
+                         rel={"same logical column": c}, when={c_lay: o})
+        # the sectors read in each cycle, outlined over the cells (drawn after them)
         for c in range(ncol):
             addrs = [int(L(r, c)) for r in range(rows)]
             res = bank_conflicts(addrs, sector)
@@ -87,21 +103,6 @@ def bank_stepper_figure(mode="SWIZZLE_128B") -> HtmlFigure:
                              anchor="start", when=when)
                 for r in reads:
                     pr, rem = divmod(addrs[r], row_bytes)
-                    fig.rect(x0 + (rem // sector) * cw + 3, y0 + pr * ch + 3, cw - 6, ch - 6, stroke="#D55E00",
-                             width=3.5, when=when)
-        for r in range(rows):
-            for c in range(ncol):
-                addrs = [int(L(rr, c)) for rr in range(rows)]
-                res = bank_conflicts(addrs, sector)
-                cyc = _cycle_of_lanes(res)
-                pr, rem = divmod(addrs[r], row_bytes)
-                pc = rem // sector
-                bl = rem // 4
-                fig.cell(x0 + pc * cw, y0 + pr * ch, cw, ch,
-                         fill=category_color(c) if r % 2 == 0 else light_color(c), text=f"{r},{c}", font=10,
-                         info={"sector": (r, c), "byte address": addrs[r], "stored at": (pr, pc),
-                               "banks": f"{bl % 32}-{(bl + sector // 4 - 1) % 32}",
-                               "read by lane": r, "served in cycle": cyc[r] + 1,
-                               "cycles for this column": res.wavefronts, "layout": name},
-                         rel={"same logical column": c}, when={c_lay: o})
+                    fig.rect(x0 + (rem // sector) * cw + 2, y0 + pr * ch + 2, cw - 4, ch - 4, stroke="#D55E00",
+                             width=4, when=when, cls="lkf-cur")
     return fig

@@ -55,12 +55,12 @@ def xor_swizzle_figure() -> HtmlFigure:
     for title, layout, x0 in panels:
         caption(fig, x0, 10, title)
         for c in range(n):   # clickable column indices (logical columns)
-            fig.cell(x0 + c * cw, 30, cw, 20, fill="#eeeeee", text=f"col {c}", font=9,
+            fig.cell(x0 + c * cw, 30, cw, 20, fill="#eeeeee", text=f"col {c}", font=10,
                      info={**facts_by_col[c], "view": "column index"}, rel={"same logical column": c})
         for b in range(n):
-            fig.text(x0 + b * cw + cw / 2, y0 - 9, f"bank {b}", size=8, fill="#555")
+            fig.text(x0 + b * cw + cw / 2, y0 - 9, f"bank {b}", size=10, fill="#555")
         for r in range(n):
-            fig.text(x0 - 4, y0 + r * ch + ch / 2, f"row {r}", size=8, anchor="end", fill="#555")
+            fig.text(x0 - 4, y0 + r * ch + ch / 2, f"row {r}", size=10, anchor="end", fill="#555")
             for c in range(n):
                 phys = int(layout(r, c))
                 pr, pc = divmod(phys, n)

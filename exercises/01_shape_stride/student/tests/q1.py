@@ -2,8 +2,11 @@ OK_FORMAT = True
 
 test = {   'name': 'q1',
     'points': 1,
-    'suites': [   {   'cases': [   {'code': ">>> assert isinstance(offset_23, int), 'offset_23 should be an int'\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> assert offset_23 == 19, 'the offset is the dot product of the coordinate and the stride'\n", 'hidden': False, 'locked': False}],
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(offset_23, checks.INT, 'offset_23', hint='the offset is the dot product of the coordinate and the stride')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

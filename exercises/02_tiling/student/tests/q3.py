@@ -2,7 +2,11 @@ OK_FORMAT = True
 
 test = {   'name': 'q3',
     'points': 1,
-    'suites': [   {   'cases': [{'code': ">>> assert start_31 == 52, 'tile (3, 1) starts at row 3*2 = 6, column 1*4 = 4, offset 6*8 + 4'\n", 'hidden': False, 'locked': False}],
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(addr_45, checks.INT, 'addr_45', hint='dot the digits with the strides of the tile-by-tile order')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

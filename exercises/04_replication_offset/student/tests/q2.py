@@ -2,10 +2,12 @@ OK_FORMAT = True
 
 test = {   'name': 'q2',
     'points': 2,
-    'suites': [   {   'cases': [   {   'code': ">>> assert [tuple(e) for e in at_33_3] == [(97, 0), (97, 1), (97, 2), (97, 3)], 'lane 33 is local lane 1 of partition 1; column 3 holds the rows 96 + "
-                                               "local lane, all four bytes'\n",
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(at_33_3, checks.SetOf(checks.Tuple(checks.INT, checks.INT, name='(m, sfk) pair')), 'at_33_3', hint='find the partition and the local "
+                                               "lane first; the column is the Mgroup')\n",
                                        'hidden': False,
-                                       'locked': False}],
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

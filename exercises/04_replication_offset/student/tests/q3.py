@@ -1,14 +1,14 @@
 OK_FORMAT = True
 
 test = {   'name': 'q3',
-    'points': 3,
-    'suites': [   {   'cases': [   {   'code': ">>> assert devices_replica == {(0, 1), (1, 1)}, 'row 6 is in the second half (gpuid_y = 1), replicated over both gpuid_x'\n",
+    'points': 2,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(devices_6_3, checks.Tuple(checks.SetOf(checks.Tuple(checks.INT, checks.INT, name='(gpuid_x, gpuid_y) pair')), "
+                                               "checks.SetOf(checks.Tuple(checks.INT, checks.INT, name='(gpuid_x, gpuid_y) pair')), checks.SetOf(checks.Tuple(checks.INT, checks.INT, name='(gpuid_x, "
+                                               "gpuid_y) pair'))), 'devices_6_3', hint='the row half picks gpuid_y; then ask what each mode does along gpuid_x')\n",
                                        'hidden': False,
-                                       'locked': False},
-                                   {'code': ">>> assert devices_offset == {(1, 1)}, 'the offset moves the only copy to gpuid_x = 1'\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> assert devices_sharded == {(0, 1)}, 'column 3 is in the first column half: gpuid_x = 0'\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> assert offset_replica == 19, 'local offset (6 % 4)*8 + 3'\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> assert offset_sharded == 11, 'each device holds a 4x4 block: (6 % 4)*4 + 3 % 4'\n", 'hidden': False, 'locked': False}],
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

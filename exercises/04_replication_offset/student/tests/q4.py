@@ -1,9 +1,13 @@
 OK_FORMAT = True
 
 test = {   'name': 'q4',
-    'points': 2,
-    'suites': [   {   'cases': [   {'code': ">>> assert n_scales == 2, '64 elements along K, 32 per scale factor'\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> assert d_value == 80.0, 'block 0: 32 * 0.5 * 4 = 64; block 1: 32 * 2 * 0.25 = 16'\n", 'hidden': False, 'locked': False}],
+    'points': 1,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(offsets_6_3, checks.Tuple(checks.INT, checks.INT), 'offsets_6_3', hint='a replica device holds 4 whole rows of 8; a sharded one a 4x4 "
+                                               "block')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

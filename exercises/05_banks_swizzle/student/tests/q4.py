@@ -1,11 +1,12 @@
 OK_FORMAT = True
 
 test = {   'name': 'q4',
-    'points': 2,
-    'suites': [   {   'cases': [   {   'code': ">>> assert sw64_fp32.replace(' ', '') == 'Sw<2,2,3>', '64-byte rows: B = log2(64/16) = 2; 4-byte elements: M = 4 - 2 = 2; S = 3'\n",
+    'points': 1,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(column_cycles, checks.Tuple(checks.INT, checks.INT), 'column_cycles', hint='count how many elements of the column share a bank')\n",
                                        'hidden': False,
-                                       'locked': False},
-                                   {'code': ">>> assert mode_48_bf16 == 'SWIZZLE_32B', '96 bytes is 3 x 32 B but not a whole number of 64 B rows'\n", 'hidden': False, 'locked': False}],
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

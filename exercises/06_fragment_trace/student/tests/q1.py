@@ -1,11 +1,13 @@
 OK_FORMAT = True
 
 test = {   'name': 'q1',
-    'points': 2,
-    'suites': [   {   'cases': [   {'code': ">>> assert tuple(a_6_5) == (1, 13), 'm = 6 // 4 + 8 * v1 = 1, k = 2 * (6 % 4) + v0 + 8 * v2 = 4 + 1 + 8'\n", 'hidden': False, 'locked': False},
-                                   {   'code': ">>> assert tuple(owner_9_4) == (6, 2), 'lane = 4 * (9 % 8) + (4 % 8) // 2 = 6, value = 4 % 2 + 2 * (9 // 8) + 4 * (4 // 8) = 2'\n",
+    'points': 1,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(a_6_5, checks.Tuple(checks.INT, checks.INT, name='(m, k) pair'), 'a_6_5', hint='split the lane into (t0, t1) and the value into (v0, "
+                                               "v1, v2), then apply the strides')\n",
                                        'hidden': False,
-                                       'locked': False}],
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

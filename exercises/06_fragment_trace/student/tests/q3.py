@@ -2,7 +2,12 @@ OK_FORMAT = True
 
 test = {   'name': 'q3',
     'points': 1,
-    'suites': [   {   'cases': [{'code': ">>> assert b_matrices == 2, 'each 8x8 matrix gives every lane 2 values: 4 values need ldmatrix.x2'\n", 'hidden': False, 'locked': False}],
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               '>>> checks.form(reg_A09, checks.Tuple(checks.STR, checks.STR, name="(register, half) pair such as (\'a0\', \'high\')"), \'reg_A09\', hint=\'find the '
+                                               "value first; the register is value // 2')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,8 +1,13 @@
 OK_FORMAT = True
 
 test = {   'name': 'q4',
-    'points': 2,
-    'suites': [   {   'cases': [{'code': ">>> assert tuple(per_k_block) == (4, 4, 32), '4 A fragments (x4 each), 8 B fragments (two per x4), 4 x 8 MMAs'\n", 'hidden': False, 'locked': False}],
+    'points': 1,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               '>>> checks.form(reg_B08, checks.Tuple(checks.STR, checks.STR, name="(register, half) pair such as (\'a0\', \'high\')"), \'reg_B08\', hint=\'solve the '
+                                               "formula for t and v')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

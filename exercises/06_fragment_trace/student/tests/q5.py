@@ -1,9 +1,11 @@
 OK_FORMAT = True
 
 test = {   'name': 'q5',
-    'points': 2,
-    'suites': [   {   'cases': [   {'code': ">>> assert slot_cpp == 51, '3 + 16 + 32'\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> assert slot_static == 75, '3 + 64 + 8'\n", 'hidden': False, 'locked': False}],
+    'points': 1,
+    'suites': [   {   'cases': [   {   'code': ">>> from labkit.grading import checks\n>>> checks.form(b_matrices, checks.INT, 'b_matrices', hint='each 8x8 matrix gives every lane one register')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,9 +1,13 @@
 OK_FORMAT = True
 
 test = {   'name': 'q6',
-    'points': 1,
-    'suites': [   {   'cases': [   {'code': ">>> assert isinstance(lane5_v2, int), 'lane5_v2 should be an int'\n", 'hidden': False, 'locked': False},
-                                   {'code': ">>> assert lane5_v2 == 146, 'lane 5, value 2 holds A(5 // 4 + 8, 2 * (5 % 4)) = A(9, 2): 16 * 9 + 2'\n", 'hidden': False, 'locked': False}],
+    'points': 2,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(per_k_block, checks.Tuple(checks.INT, checks.INT, checks.INT), 'per_k_block', hint='count the MMA repeats per thread along M and along "
+                                               "N first')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
                       'scored': True,
                       'setup': '',
                       'teardown': '',

@@ -1,0 +1,14 @@
+OK_FORMAT = True
+
+test = {   'name': 'q8',
+    'points': 2,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(parts, checks.Tuple(checks.Str('S'), checks.Str('S'), checks.Str('S')), 'parts', hint='a copy of data is not the same as a packing of "
+                                               "distinct data')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
+                      'scored': True,
+                      'setup': '',
+                      'teardown': '',
+                      'type': 'doctest'}]}

@@ -1,0 +1,94 @@
+"""``python -m labkit grade SUBMISSION...``: grade exercise notebooks or otter export zips.
+
+Runs each submission, then its exercise's public and hidden tests, without Docker, and prints
+``NAME: X/Y points`` per submission. ``--csv FILE`` writes ``file,question,points,max``.
+``--assign`` first builds the hidden tests from ``solutions/`` (otter assign, into
+``exercises/<name>/autograder``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from pathlib import Path
+
+from ..grading.grade import GradingError, fmt, grade
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="python -m labkit grade",
+        description="Grade exercise notebooks (.ipynb) or otter export zips: run each one, then "
+                    "its exercise's public and hidden tests. Prints NAME: X/Y points.")
+    ap.add_argument("submissions", nargs="*", help="notebooks or zips; a folder means every "
+                    ".ipynb and .zip in it")
+    ap.add_argument("--csv", metavar="FILE", help="also write file,question,points,max rows")
+    ap.add_argument("--autograder", metavar="DIR", action="append", default=[],
+                    help="an otter assign output folder (or a folder of them) holding the hidden "
+                         "tests; default exercises/<name>/autograder")
+    ap.add_argument("--assign", action="store_true",
+                    help="first build exercises/<name> from solutions/<name>.ipynb with otter "
+                         "assign (the handed-out notebook, public and hidden tests)")
+    ap.add_argument("--no-run-tests", action="store_true",
+                    help="with --assign: do not run the masters against their own tests")
+    ap.add_argument("--timeout", type=float, default=300.0,
+                    help="seconds one submission may run (default 300)")
+    ap.add_argument("-v", "--verbose", action="store_true",
+                    help="also print each lost question and why")
+    return ap
+
+
+def _expand(paths: list[str]) -> list[Path]:
+    out = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out += sorted(q for q in p.iterdir() if q.suffix in (".ipynb", ".zip"))
+        else:
+            out.append(p)
+    return out
+
+
+def main(argv=None) -> int:
+    ap = _parser()
+    args = ap.parse_args(argv)
+    if args.assign:
+        from ..grading.assign import build
+        try:
+            built = build(run_tests=not args.no_run_tests)
+        except GradingError as e:
+            print(f"labkit grade: {e}", file=sys.stderr)
+            return 2
+        for name, path in built.items():
+            print(f"built {path}/student and {path}/autograder")
+    if not args.submissions:
+        if args.assign:
+            return 0
+        ap.print_usage(sys.stderr)
+        print("labkit grade: give at least one notebook or zip to grade", file=sys.stderr)
+        return 2
+    reports = grade(_expand(args.submissions), [Path(d) for d in args.autograder], args.timeout)
+    failed = 0
+    for r in reports:
+        if r.exercise is None:
+            failed += 1
+            print(f"{r.file}: error: {r.error}")
+            continue
+        print(f"{r.file}: {fmt(r.points)}/{fmt(r.max)} points")
+        if r.error:
+            print(f"  {r.error}")
+        if args.verbose:
+            for q in r.questions:
+                if q.points < q.max:
+                    why = "; ".join(q.messages) or "failed"
+                    print(f"  {q.question}: {fmt(q.points)}/{fmt(q.max)}: {why}")
+            for e in r.cell_errors:
+                print(f"  {e}")
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.writer(f)
+            w.writerow(["file", "question", "points", "max"])
+            for r in reports:
+                for q in r.questions:
+                    w.writerow([r.file, q.question, fmt(q.points), fmt(q.max)])
+    return 1 if failed else 0

@@ -1,0 +1,323 @@
+"""Answer checks shared by an exercise's public and hidden tests.
+
+A *kind* says what form an answer takes (``INT``, ``LAYOUT``, ``pair``, ``SetOf(pair)`` ...).
+:func:`form` is what a public test calls: it checks the form only and raises :class:`Hint` with
+one line that never contains the answer. :func:`exact` is what a hidden test calls: it checks
+the form strictly, then the value.
+
+Both read an answer through its kind, which rebuilds it from plain ``int``/``str``/``tuple``/
+``frozenset`` values and refuses any other type, so an object whose ``__eq__`` always says True
+never reaches a comparison. numpy integers count as ints; ``bool`` does not.
+
+>>> form(19, INT, "offset_23")
+>>> form(..., INT, "offset_23")
+Traceback (most recent call last):
+...
+labkit.grading.checks.NotAnswered: offset_23: not answered yet
+>>> form([(0, 1), (2, 3)], SetOf(pair), "cells")
+Traceback (most recent call last):
+...
+labkit.grading.checks.Hint: cells: expected a set of (row, col) pairs, got a list
+>>> exact("12:1", LAYOUT, "_12:_1", "coalesced")
+Traceback (most recent call last):
+...
+labkit.grading.checks.Wrong: coalesced: static vs dynamic differs: '12:1' is not '_12:_1' (CuTe prints a static integer with a leading _)
+"""
+
+from __future__ import annotations
+
+import numbers
+import re
+
+__all__ = [
+    "Hint", "NotAnswered", "Wrong", "Kind", "Int", "Str", "Layout", "Tuple", "TupleOf", "SetOf",
+    "ListOf", "Function", "INT", "STR", "LAYOUT", "pair", "FUNCTION", "form", "exact", "read",
+]
+
+
+class Hint(Exception):
+    """A public check failed: one line saying what is wrong with the answer's form."""
+
+
+class NotAnswered(Hint):
+    """The answer is still ``...`` (or a part of it is)."""
+
+
+class Wrong(Exception):
+    """A hidden check failed: the answer has the right form but not the right value."""
+
+
+def _type_name(value) -> str:
+    if value is None:
+        return "None"
+    if value is ...:
+        return "..."
+    t = type(value)
+    if t.__module__ in ("builtins", "numpy"):
+        return t.__name__
+    return f"{t.__module__}.{t.__qualname__}"
+
+
+def _numpy_int_types() -> tuple:
+    try:
+        import numpy as np
+    except ImportError:  # pragma: no cover - numpy is a labkit dependency
+        return ()
+    return tuple(getattr(np, n) for n in (
+        "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intc", "uintc",
+        "intp", "uintp", "longlong", "ulonglong") if hasattr(np, n))
+
+
+_NP_INTS = _numpy_int_types()
+
+
+class Kind:
+    """The form of an answer. ``read`` rebuilds a value as plain Python or raises :class:`Hint`."""
+
+    article = "a value"
+
+    def describe(self) -> str:
+        return self.article
+
+    def read(self, value, where: str):
+        raise NotImplementedError
+
+    def mismatch(self, value, where: str) -> Hint:
+        return Hint(f"{where}: expected {self.describe()}, got {_article(_type_name(value))}")
+
+    def __repr__(self):
+        return f"<{self.describe()}>"
+
+
+def _article(name: str) -> str:
+    if name in ("None", "..."):
+        return name
+    return ("an " if name[:1].lower() in "aeiou" else "a ") + name
+
+
+class Int(Kind):
+    """An ``int`` (a numpy integer is read as one; ``bool`` and floats are not ints)."""
+
+    def describe(self):
+        return "an int"
+
+    def read(self, value, where):
+        if type(value) is int:
+            return int(value)
+        if any(type(value) is t for t in _NP_INTS):
+            return int(value)
+        if type(value) is float and value.is_integer():
+            raise Hint(f"{where}: expected an int, got the float {value!r}: use int(...)")
+        raise self.mismatch(value, where)
+
+
+class Str(Kind):
+    """A ``str``."""
+
+    def __init__(self, example: str | None = None):
+        self.example = example
+
+    def describe(self):
+        return "a string" + (f" such as {self.example!r}" if self.example else "")
+
+    def read(self, value, where):
+        if type(value) is not str:
+            raise self.mismatch(value, where)
+        return str(value)
+
+
+_LAYOUT_CHARS = re.compile(r"^[0-9_(),:]+$")
+
+
+class Layout(Str):
+    """A CuTe layout written as CuTe prints it, ``shape:stride`` (spaces are ignored)."""
+
+    def describe(self):
+        return "a CuTe layout string such as '(4,8):(8,1)'"
+
+    def read(self, value, where):
+        text = super().read(value, where).replace(" ", "")
+        if not _LAYOUT_CHARS.match(text) or text.count(":") != 1:
+            raise Hint(f"{where}: {text!r} is not a CuTe layout string; write shape:stride, "
+                       "e.g. '(4,8):(8,1)' or '_4:_2'")
+        from ..layout import parse_layout
+        from ..errors import LabkitError
+        try:
+            parse_layout(text)
+        except LabkitError as e:
+            raise Hint(f"{where}: {text!r} is not a CuTe layout string ({e})") from None
+        return text
+
+
+class Tuple(Kind):
+    """A ``tuple`` with one kind per position, e.g. ``Tuple(INT, INT, name="(row, col) pair")``."""
+
+    def __init__(self, *kinds: Kind, name: str | None = None):
+        self.kinds = kinds
+        self.name = name
+
+    def describe(self):
+        if self.name:
+            return _article(self.name)
+        return f"a tuple {self.pattern()}"
+
+    def pattern(self) -> str:
+        return "(" + ", ".join(_pattern(k) for k in self.kinds) + ")"
+
+    def read(self, value, where):
+        if type(value) is not tuple:
+            raise self.mismatch(value, where)
+        if len(value) != len(self.kinds):
+            raise Hint(f"{where}: expected {self.describe()}, got a tuple of {len(value)} "
+                       f"item{'s' if len(value) != 1 else ''} instead of {len(self.kinds)}")
+        return tuple(k.read(v, f"{where}[{i}]") for i, (k, v) in enumerate(zip(self.kinds, value)))
+
+
+class _Collection(Kind):
+    container: type = tuple
+    noun = "tuple"
+
+    def __init__(self, item: Kind, length: int | None = None, name: str | None = None):
+        self.item = item
+        self.length = length
+        self.name = name
+
+    def describe(self):
+        item = self.name or self.item.describe().removeprefix("an ").removeprefix("a ")
+        if not self.name and not item.endswith("s"):
+            item += "s"
+        count = f"{self.length} " if self.length is not None else ""
+        return f"a {self.noun} of {count}{item}"
+
+    def _items(self, value, where):
+        if type(value) is not self.container and not (
+                self.container is frozenset and type(value) is set):  # identity, not ==
+            raise self.mismatch(value, where)
+        if self.length is not None and len(value) != self.length:
+            raise Hint(f"{where}: expected {self.describe()}, got {len(value)} item"
+                       f"{'s' if len(value) != 1 else ''}")
+        return [self.item.read(v, f"an item of {where}") for v in value]
+
+
+class TupleOf(_Collection):
+    """A ``tuple`` of items of one kind (``length`` fixes how many)."""
+
+    def read(self, value, where):
+        return tuple(self._items(value, where))
+
+
+class ListOf(_Collection):
+    """A ``list`` whose order matters."""
+
+    container = list
+    noun = "list"
+
+    def read(self, value, where):
+        return tuple(self._items(value, where))
+
+
+class SetOf(_Collection):
+    """A ``set`` (or ``frozenset``): order does not matter, and the answer is compared as a set."""
+
+    container = frozenset
+    noun = "set"
+
+    def read(self, value, where):
+        if (type(value) is set or type(value) is frozenset) and any(v is ... for v in value):
+            raise NotAnswered(f"{where}: not answered yet")
+        return frozenset(self._items(value, where))
+
+
+class Function(Kind):
+    """A function (the hidden test calls it)."""
+
+    def describe(self):
+        return "a function"
+
+    def read(self, value, where):
+        import types
+        if not isinstance(value, (types.FunctionType, types.BuiltinFunctionType)):
+            raise self.mismatch(value, where)
+        return value
+
+
+def _pattern(kind: Kind) -> str:
+    if isinstance(kind, Tuple):
+        return kind.pattern()
+    return {Int: "int", Str: "str", Layout: "layout"}.get(type(kind), kind.describe())
+
+
+INT = Int()
+STR = Str()
+LAYOUT = Layout()
+FUNCTION = Function()
+pair = Tuple(INT, INT, name="(row, col) pair")
+
+
+def _contains_ellipsis(value, depth=0) -> bool:
+    if value is ...:
+        return True
+    if depth < 8 and any(type(value) is t for t in (tuple, list, set, frozenset)):
+        return any(_contains_ellipsis(v, depth + 1) for v in value)
+    return False
+
+
+def read(value, kind: Kind, name: str):
+    """The answer ``value`` rebuilt as plain Python, or :class:`Hint` naming what is wrong.
+
+    >>> read((1, 2), pair, "p")
+    (1, 2)
+    >>> import numpy as np
+    >>> read(np.int64(7), INT, "n")
+    7
+    """
+    if _contains_ellipsis(value):
+        raise NotAnswered(f"{name}: not answered yet")
+    return kind.read(value, name)
+
+
+def form(value, kind: Kind, name: str, hint: str | None = None) -> None:
+    """Public check: ``value`` has the form ``kind`` asks for. Says nothing about its value.
+
+    ``hint`` (how to work the answer out, never the answer) is added to a wrong-form message.
+
+    >>> form("19", INT, "offset_23", hint="dot the coordinate with the stride")
+    Traceback (most recent call last):
+    ...
+    labkit.grading.checks.Hint: offset_23: expected an int, got a str (hint: dot the coordinate with the stride)
+    """
+    try:
+        read(value, kind, name)
+    except NotAnswered:
+        raise
+    except Hint as e:
+        if hint:
+            raise Hint(f"{e} (hint: {hint})") from None
+        raise
+
+
+def _layout_difference(got: str, want: str) -> str | None:
+    if got.replace("_", "") == want.replace("_", ""):
+        return (f"static vs dynamic differs: {got!r} is not {want!r} "
+                "(CuTe prints a static integer with a leading _)")
+    return None
+
+
+def exact(value, kind: Kind, expected, name: str) -> None:
+    """Hidden check: ``value`` has the form ``kind`` and equals ``expected`` (read the same way).
+
+    >>> exact(np_int := __import__("numpy").int32(19), INT, 19, "offset_23")
+    >>> class Yes(int):
+    ...     def __eq__(self, other): return True
+    >>> exact(Yes(3), INT, 19, "offset_23")
+    Traceback (most recent call last):
+    ...
+    labkit.grading.checks.Hint: offset_23: expected an int, got a labkit.grading.checks.Yes
+    """
+    got = read(value, kind, name)
+    want = kind.read(expected, "the expected answer")
+    if got != want:  # both are plain int/str/tuple/frozenset values here
+        note = None
+        if isinstance(kind, Layout):
+            note = _layout_difference(got, want)
+        raise Wrong(f"{name}: {note or 'not the right answer'}")

@@ -1,0 +1,160 @@
+"""``mma.sync.aligned.m16n8k{8,16}.row.col`` on f16/bf16 inputs, one warp, in numpy.
+
+The fragment rules are the PTX ISA's ("Matrix Fragments for mma.m16n8k8" and "... for
+mma.m16n8k16 with floating point type"). With ``g = lane >> 2`` (groupID) and
+``q = lane % 4`` (threadID_in_group), element ``i`` of a lane's fragment is
+
+- A (M x K, "row"):  row ``g + 8*((i//2) % 2)``, column ``2q + i%2 + 8*(i//4)``
+- B (K x N, "col"):  row ``2q + i%2 + 8*(i//2)``, column ``g``
+- C, D (M x N):      row ``g + 8*(i//2)``,       column ``2q + i%2``
+
+and elements ``2j, 2j+1`` share 32-bit register ``j`` (low half first). f32 accumulators
+are one element per register. labkit indexes B as CuTe does, ``(n, k)``, so the PTX
+``B[k, n]`` is ``b[n, k]`` here.
+
+Arithmetic: every product of two f16/bf16 values is exact in float64; the sum over K
+plus C is formed in float64 and rounded once, to nearest even, to the accumulator type
+(f16 or f32). The GPU's tensor cores need not round this way: for inputs whose terms
+cancel or span many binades the last bits can differ, so labkit compares D with a
+float64 reference within a tolerance and demands bit-equality only for inputs whose sums
+are exact (small integers).
+
+Which forms exist, their types and minimum SMs come from the instruction registry
+(:mod:`labkit.atoms.instructions`); the fragment rules below are this module's own, written
+from the PTX ISA and looked up by the registry entry's shape, so that ``verify`` compares two
+independent models.
+
+>>> import numpy as np
+>>> from labkit.sim import mma_fragments as sm
+>>> spec = sm.mma_spec("SM80_16x8x16_F16F16F16F16_TN")
+>>> spec.ptx
+'mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16'
+>>> sm.fragment_coords(spec, "A")[0].tolist()   # lane 0: (m, k) of a0..a7
+[[0, 0], [0, 1], [8, 0], [8, 1], [0, 8], [0, 9], [8, 8], [8, 9]]
+>>> a = np.arange(256).reshape(16, 16) % 5 - 2.0; b = np.ones((8, 16))
+>>> d = sm.mma_sync(spec, sm.pack_fragment(spec, "A", a), sm.pack_fragment(spec, "B", b),
+...                 sm.pack_fragment(spec, "C", np.zeros((16, 8))))
+>>> np.array_equal(sm.unpack_fragment(spec, "C", d), a @ b.T)
+True
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from labkit.atoms.instructions import ELEMENT_BITS, MMA, MmaInstruction, instruction, operand
+from labkit.errors import DeviceError, InstructionError
+from labkit.sim import numbers as nb
+
+__all__ = ["MmaSpec", "MMA_SPECS", "mma_spec", "fragment_coords", "pack_fragment", "unpack_fragment", "mma_sync"]
+
+WARP = 32
+
+
+MmaSpec = MmaInstruction
+"""An ``mma.sync`` form is its instruction-registry entry (:mod:`labkit.atoms.instructions`)."""
+
+
+def _m16n8_16bit(op, lane, i):
+    """PTX ISA, "Matrix Fragments for mma.m16n8k8" and "... mma.m16n8k16 with floating point
+    type" (f16/bf16 A and B): the ``(first, second)`` coordinate of element ``i`` of ``lane``."""
+    g, q = lane >> 2, lane % 4
+    if op == "A":
+        return g + 8 * ((i // 2) % 2), 2 * q + i % 2 + 8 * (i // 4)
+    if op == "B":
+        return g, 2 * q + i % 2 + 8 * (i // 2)          # (n, k): CuTe's order
+    return g + 8 * (i // 2), 2 * q + i % 2
+
+
+_FRAGMENT_RULES = {
+    # (m, n, k, bits of an A/B element): the PTX ISA's fragment rule for that family
+    (16, 8, 8, 16): _m16n8_16bit,
+    (16, 8, 16, 16): _m16n8_16bit,
+}
+
+
+def _rule_key(ins):
+    return (*ins.shape_mnk, ELEMENT_BITS[ins.ab_type])
+
+
+MMA_SPECS: dict = {name: ins for name, ins in MMA.items() if _rule_key(ins) in _FRAGMENT_RULES}
+"""The registry's mma forms this model has fragment rules for, by labkit.cuda.ptx name."""
+
+
+def mma_spec(name) -> MmaSpec:
+    """The registry entry of a CuTe atom name (``"SM80_16x8x16_F32BF16BF16F32_TN"``) or a
+    labkit.cuda.ptx name (``"mma_m16n8k16_f32bf16bf16f32"``), checked to have a fragment rule
+    here; an entry is returned as is. Unknown names raise :class:`InstructionError`."""
+    ins = instruction(name, "mma")
+    if _rule_key(ins) not in _FRAGMENT_RULES:
+        raise InstructionError(f"labkit.sim has no PTX ISA fragment rule for {ins.ptx}")
+    return ins
+
+
+_operand = operand
+
+
+def fragment_coords(spec, operand: str) -> np.ndarray:
+    """``(32, elements, 2)`` int array: the matrix coordinate of each lane's element.
+
+    A gives ``(m, k)``, B gives ``(n, k)`` (CuTe's order), C/D give ``(m, n)``.
+    """
+    spec = mma_spec(spec)
+    op = _operand(operand)
+    lane = np.arange(WARP)[:, None]
+    i = np.arange(spec.elements(op))[None, :]
+    first, second = _FRAGMENT_RULES[_rule_key(spec)](op, lane, i)
+    return np.stack(np.broadcast_arrays(first, second), axis=-1)
+
+
+def _matrix_shape(spec, op):
+    return {"A": (spec.m, spec.k), "B": (spec.n, spec.k), "C": (spec.m, spec.n)}[op]
+
+
+def pack_fragment(spec, operand: str, matrix) -> np.ndarray:
+    """Registers ``(..., 32, regs)`` (uint32) holding ``matrix`` (``(..., rows, cols)``, float)
+    as the MMA operand ``operand``; f16/bf16 rounding to nearest even."""
+    spec = mma_spec(spec)
+    op = _operand(operand)
+    x = np.asarray(matrix, np.float64)
+    shape = _matrix_shape(spec, op)
+    if x.shape[-2:] != shape:
+        raise DeviceError(f"{op} of {spec.ptx} must have shape {shape}; got {x.shape[-2:]}")
+    c = fragment_coords(spec, op)
+    vals = x[..., c[..., 0], c[..., 1]]
+    if op == "C" and spec.acc_type == "f32":
+        return nb.f32_bits(vals)
+    kind = spec.ab_type if op != "C" else "f16"
+    return nb.pack_pairs(nb.to_bits(vals, kind))
+
+
+def unpack_fragment(spec, operand: str, regs) -> np.ndarray:
+    """Inverse of :func:`pack_fragment`: registers ``(..., 32, regs)`` to the float64 matrix."""
+    spec = mma_spec(spec)
+    op = _operand(operand)
+    r = np.asarray(regs)
+    want = spec.registers(op)
+    if r.shape[-2:] != (WARP, want):
+        raise DeviceError(f"{op} registers of {spec.ptx} must have shape (..., 32, {want}); got {r.shape}")
+    if op == "C" and spec.acc_type == "f32":
+        vals = nb.bits_f32(r).astype(np.float64)
+    else:
+        vals = nb.from_bits(nb.unpack_pairs(r), spec.ab_type if op != "C" else "f16")
+    c = fragment_coords(spec, op)
+    out = np.zeros(r.shape[:-2] + _matrix_shape(spec, op))
+    out[..., c[..., 0], c[..., 1]] = vals
+    return out
+
+
+def mma_sync(spec, a, b, c) -> np.ndarray:
+    """``D = A * B + C`` on registers: ``a (..., 32, A regs)``, ``b (..., 32, B regs)``,
+    ``c (..., 32, C regs)`` (uint32; f32 accumulators as their bits). Returns D's registers.
+
+    Leading axes are batches (many warps, or many MMAs of one warp) and broadcast.
+    """
+    spec = mma_spec(spec)
+    A = unpack_fragment(spec, "A", np.asarray(a, np.uint32))
+    B = unpack_fragment(spec, "B", np.asarray(b, np.uint32))
+    C = unpack_fragment(spec, "C", np.asarray(c, np.uint32))
+    D = np.matmul(A, np.swapaxes(B, -1, -2)) + C
+    return pack_fragment(spec, "C", D)

@@ -1,0 +1,96 @@
+"""labkit.measurements reads the committed GEMM-ladder run, and labkit.kernel_source counts the
+instructions of the generated kernels.
+
+Expected values: docs/benchmarks.md ("GEMM ladder", run C's table, the registers table and the
+SASS of the best kernel; runs A and B; the Nsight Compute profile) and FACTS.md (CuTe's
+sgemm_sm80: 374 TFLOP/s, cuBLAS 680 in that run); hand counts of the kernels' instructions:
+a 64x64x64 k-tile of 2x2 warps of 32x32 is 2x4 MMAs x 4 k-blocks = 32 mma.sync and (2 + 2) x 4
+= 16 ldmatrix.x4 per thread.
+"""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from labkit import kernel_source, measurements
+from labkit.errors import LabkitError
+
+RUN_C = {  # (step, acc): (4096³, 8192³) TFLOP/s, docs/benchmarks.md
+    ("naive", "f32"): (0.9, 0.9), ("smem", "f32"): (6.2, 6.0), ("mma", "f32"): (44.8, 51.9),
+    ("swizzle", "f32"): (139.8, 158.6), ("pipeline", "f32"): (395.0, 399.6),
+    ("naive", "f16"): (0.9, 0.9), ("smem", "f16"): (7.2, 7.3), ("mma", "f16"): (50.7, 52.5),
+    ("swizzle", "f16"): (176.2, 181.6), ("pipeline", "f16"): (406.3, 416.5),
+}
+
+
+@pytest.fixture(scope="module")
+def run():
+    return measurements.gemm_ladder()
+
+
+def test_run_c_timings(run):
+    assert run.steps == ["naive", "smem", "mma", "swizzle", "pipeline"]
+    assert run.sizes == [4096, 8192] and run.all_correct
+    for (step, acc), (t4, t8) in RUN_C.items():
+        assert round(run.tflops(4096, acc, step), 1) == t4 and round(run.tflops(8192, acc, step), 1) == t8
+    assert round(run.tflops(4096, "f32", "cuBLAS"), 1) == 774.2
+    assert round(run.vs_cublas(4096, "f32", "pipeline"), 3) == 0.510
+    assert round(run.vs_cublas(8192, "f16", "pipeline"), 3) == 0.545
+    assert (run.date, run.gpu, run.sm, run.run["sms"]) == ("2026-11-30 10:22 UTC", "NVIDIA H200", "sm_90", 132)
+
+
+def test_kernel_resources(run):
+    # registers table: 78 / 62 for steps 3-4, 254 / 190 for step 5; 16 KB and 96 KB; 6 and 2 CTAs/SM
+    assert [run.kernel(s, "f32").registers for s in ("mma", "swizzle", "pipeline")] == [78, 78, 254]
+    assert [run.kernel(s, "f16").registers for s in ("mma", "swizzle", "pipeline")] == [62, 62, 190]
+    k5 = run.kernel("pipeline", "f32")
+    assert (k5.dynamic_smem_bytes, k5.threads, k5.ctas_per_sm, k5.local_bytes) == (96 * 1024, 128, 2, 0)
+    assert run.kernel("mma", "f32").ctas_per_sm == 6
+    # SASS of the best kernel: 4000 instructions, HMMA 128, LDSM 40, LDGSTS 48, STG 192, BAR 2
+    assert k5.sass_total == 4000
+    assert {op: k5.sass[op] for op in ("HMMA", "LDSM", "LDGSTS", "STG", "BAR", "LDL", "STL")} == \
+        {"HMMA": 128, "LDSM": 40, "LDGSTS": 48, "STG": 192, "BAR": 2, "LDL": 0, "STL": 0}
+
+
+def test_earlier_runs_profile_and_reference(run):
+    by = {(e["config"], e["acc"]): e["tflops"] for e in run.earlier_runs}
+    assert by["128x128x64s3", "f32"] == 154.4 and by["128x128x64s3ca", "f32"] == 395.7
+    assert by["128x128x64s3g32", "f32"] == 151.4
+    assert round(by["256x128x64s3", "f32"] / by["128x128x64s3", "f32"], 2) == 1.31
+    assert run.profile["l2_throughput_pct"] == 88.6 and run.profile["dram_throughput_pct"] == 5.6
+    assert (run.reference["tflops"], run.reference["cublas_tflops_same_run"]) == (374.0, 680.0)
+
+
+def test_missing_or_bad_files_give_clear_errors(tmp_path, run):
+    with pytest.raises(LabkitError, match="no result file"):
+        measurements.gemm_ladder("nothing", tmp_path)
+    shutil.copy(measurements.RESULTS / f"{measurements.GEMM_RUN}.csv", tmp_path / "x.csv")
+    (tmp_path / "x.json").write_text('{"run": {}}')
+    with pytest.raises(LabkitError, match="fields of a GEMM ladder run"):
+        measurements.gemm_ladder("x", tmp_path)
+    with pytest.raises(LabkitError, match="no measurement"):
+        run.tflops(1024, "f32", "pipeline")
+    with pytest.raises(LabkitError, match="no kernel report"):
+        run.kernel("naive", "f32")
+
+
+def test_kernel_source_counts():
+    from labkit.cuda.kernels import gemm_mma, gemm_pipeline, gemm_swizzle
+    for mod in (gemm_mma, gemm_swizzle):
+        c = kernel_source.kernel_counts(mod, "f32", (9, 0))
+        assert (c["mma"], c["ldmatrix"], c["cp.async"], c["barrier"]) == (32, 16, 0, 2)
+        # the 64x64 A and B tiles: 2 x 64 x 64 halves / 128 threads / 8 halves per 16 bytes = 8
+        assert (c["ld.global.v4"], c["st.shared.v4"]) == (8, 8)
+        # sm_75 has no m16n8k16: two m16n8k8 per step
+        assert kernel_source.kernel_counts(mod, "f32", (7, 5))["mma"] == 64
+    c5 = kernel_source.kernel_counts(gemm_pipeline, "f32", (9, 0))
+    assert (c5["mma"], c5["ldmatrix"], c5["cp.async"]) == (128, 40, 48)    # = the H200's HMMA, LDSM, LDGSTS
+    loop = kernel_source.main_loop(gemm_pipeline.source("f32", (9, 0)))
+    assert sum("32 x mma_m16n8k16_f32f16f16f32(...)" in line for line in loop) == 4
+    assert sum("8 x ldmatrix_x4(...)" in line for line in loop) == 4
+    with pytest.raises(LabkitError, match="source"):
+        kernel_source.instruction_counts(None)
+    with pytest.raises(LabkitError, match="main loop"):
+        kernel_source.main_loop("x = 1\n")

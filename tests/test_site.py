@@ -1,0 +1,124 @@
+"""The book as a website, checked on its sources: every lab and exercise is a page, every page
+can be opened in Colab, every chapter states its objectives and ends with a summary and links to
+its lab and exercise, the site mentions nothing a reader does not have, and chapter 6 is split
+into pages a reader can finish (at most 30 code cells each).
+
+The Colab addresses are Colab's documented form, colab.research.google.com/github/OWNER/REPO/
+blob/BRANCH/PATH, with OWNER/REPO and BRANCH from _config.yml.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import jupytext
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+TOC = yaml.safe_load((REPO / "_toc.yml").read_text())
+CONFIG = yaml.safe_load((REPO / "_config.yml").read_text())
+CHAPTERS = [c["file"] for part in TOC["parts"] if part["caption"] == "Chapters" for c in part["chapters"]]
+LABS = sorted(p.relative_to(REPO).with_suffix("").as_posix() for p in (REPO / "notebooks").glob("*.ipynb"))
+EXERCISES = sorted(p.relative_to(REPO).with_suffix("").as_posix()
+                   for p in (REPO / "exercises").glob("*/student/*.ipynb"))
+
+
+def part(caption: str) -> list[str]:
+    return [c["file"] for p in TOC["parts"] if p["caption"] == caption for c in p["chapters"]]
+
+
+def test_labs_and_exercises_are_parts_of_the_toc():
+    assert [p["caption"] for p in TOC["parts"]] == ["Chapters", "Labs", "Exercises", "Appendix"]
+    assert part("Labs") == LABS and len(LABS) == 7
+    assert part("Exercises") == EXERCISES and len(EXERCISES) == 6
+    # labs run at build time (cached), exercises are shown as handed out (never executed)
+    execute = CONFIG["execute"]
+    assert execute["execute_notebooks"] == "cache"
+    from pathlib import PurePosixPath
+    for page in EXERCISES:
+        assert any(PurePosixPath(f"/build/{page}.ipynb").match(p) for p in execute["exclude_patterns"]), page
+    for page in LABS + CHAPTERS:
+        assert not any(PurePosixPath(f"/build/{page}.ipynb").match(p) for p in execute["exclude_patterns"]), page
+    for folder in ("notebooks", "exercises"):
+        assert folder not in CONFIG["exclude_patterns"]
+
+
+@pytest.fixture(scope="module")
+def badges():
+    sys.path.insert(0, str(REPO / "book" / "_ext"))
+    try:
+        import colab_badges
+    finally:
+        sys.path.pop(0)
+    return colab_badges
+
+
+def test_colab_addresses_come_from_the_config(badges):
+    url, branch = CONFIG["repository"]["url"], CONFIG["repository"]["branch"]
+    owner_repo = url.removeprefix("https://github.com/")
+    assert badges.colab_url(url, branch, "notebooks/06_fragment_trace.ipynb") == (
+        f"https://colab.research.google.com/github/{owner_repo}/blob/{branch}/notebooks/06_fragment_trace.ipynb")
+    with pytest.raises(ValueError, match="repository.url"):
+        badges.colab_url("https://gitlab.com/a/b", "main", "x.ipynb")
+    assert "colab_badges" in CONFIG["sphinx"]["local_extensions"]
+    # the theme's launch button opens labs and exercises; the extension points a chapter's at its lab
+    assert CONFIG["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
+    html = badges.badge_html("https://colab.research.google.com/github/a/b/blob/main/x.ipynb", "Open")
+    assert 'href="https://colab.research.google.com/github/a/b/blob/main/x.ipynb"' in html and "<img" not in html
+
+
+def lab_of(chapter_text: str) -> str:
+    return re.search(r"```\{colab-badge\} (notebooks/\w+)\.ipynb", chapter_text).group(1)
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS)
+def test_every_chapter_has_objectives_summary_and_links(chapter):
+    text = (REPO / f"{chapter}.md").read_text()
+    title = re.search(r"^# .+$", text, re.M)
+    after_title = text[title.end():title.end() + 1500]
+    # opens with a Colab button for its lab and what the reader will be able to do
+    assert after_title.lstrip().startswith("```{colab-badge} notebooks/")
+    assert re.search(r"```\{admonition\} After this (chapter|page) you can\n:class: tip\n(- .+\n(  .+\n)*)+```",
+                     after_title)
+    lab = lab_of(after_title)
+    assert lab in LABS
+    # ends with a summary, then links to its lab and its exercise
+    headings = re.findall(r"^## (.+)$", text, re.M)
+    assert headings[-2:] in (["Summary", "Lab and exercise"], ["What the ladder teaches", "Lab and exercise"])
+    tail = text.split("## Lab and exercise")[1]
+    assert f"{{doc}}`/{lab}`" in tail
+    exercise = re.search(r"\{doc\}`/(exercises/[\w/]+)`", tail).group(1)
+    assert exercise in EXERCISES
+    assert f"```{{colab-badge}} {exercise}.ipynb" in tail
+
+
+FORBIDDEN = [r"\bseeds?\b(?! *[=)])", r"source material", r"excalidraw", r"docs/benchmarks", r"gemm_notes",
+             r"FACTS\.md", r"\berrata\b", r"benchmarks/results", r"\.log\b"]
+
+
+@pytest.mark.parametrize("page", CHAPTERS + ["book/intro", "book/gallery"] + part("Appendix"))
+def test_the_site_stands_alone(page):
+    path = REPO / f"{page}.md"
+    # markdown only: what the reader reads (code cells may name a file through labkit)
+    nb = jupytext.read(path)
+    prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    for pattern in FORBIDDEN:
+        assert not re.search(pattern, prose, re.I), (page, pattern)
+    assert not re.search(r"gemm_h200_\d|\.\./benchmarks", code), page
+    # repository files are linked as pages, never named as paths the reader must find
+    assert not re.search(r"`(notebooks|exercises)/[\w/]+\.ipynb`", prose), page
+
+
+@pytest.mark.parametrize("page", ["book/06a_one_warp_mma", "book/06b_sgemm_sm80_cta", "book/06c_gemm_ladder"])
+def test_chapter_6_pages_are_short_enough(page):
+    nb = jupytext.read(REPO / f"{page}.md")
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    assert 5 <= len(code) <= 30, len(code)
+    # the book only calls labkit: no helper functions, no regular expressions over printed text
+    source = "\n".join(c.source for c in code)
+    assert not re.search(r"^\s*(def|class)\s", source, re.M)
+    assert "import re\n" not in source and "re.findall" not in source and "re.search" not in source, page
