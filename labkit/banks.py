@@ -480,11 +480,13 @@ def _flat_index(layout: Any, coords: Any, what: str = "coords") -> np.ndarray:
             # nested (hierarchical) coordinates: convert one by one through the compact
             # colexicographic layout of the same shape, which checks every mode's range
             from labkit.layout import make_layout
+            from labkit.layout.layout import check_in_domain
 
             colex = make_layout(layout.shape)
             flat = []
             for c in coords:
                 try:
+                    check_in_domain(c, layout.shape)
                     flat.append(int(colex(c)))
                 except LayoutError as e:
                     raise LayoutError(f"{what}: {e}") from None
