@@ -326,6 +326,8 @@ def crd2idx(crd, shp, std):
     if not congruent(shp, std):
         raise LayoutError(f"crd2idx: shape {fmt(shp)} and stride {fmt(std)} must have the same "
                           "nesting (rank mismatch)")
+    if any(e < 1 for e in flatten_tuple(shp)):
+        raise LayoutError(f"crd2idx: shape {fmt(shp)} must have positive extents")
     _check_coord(crd, shp, f"crd2idx: coordinate {_cfmt(crd)}")
     return _crd2idx(crd, shp, std)
 
