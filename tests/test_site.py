@@ -64,8 +64,8 @@ def test_colab_addresses_come_from_the_config(badges):
     with pytest.raises(ValueError, match="repository.url"):
         badges.colab_url("https://gitlab.com/a/b", "main", "x.ipynb")
     assert "colab_badges" in CONFIG["sphinx"]["local_extensions"]
-    # the theme's own launch button would open the chapters' Markdown: it stays off
-    assert not CONFIG["launch_buttons"]["colab_url"]
+    # the theme's launch button opens labs and exercises; the extension points a chapter's at its lab
+    assert CONFIG["launch_buttons"]["colab_url"] == "https://colab.research.google.com"
     html = badges.badge_html("https://colab.research.google.com/github/a/b/blob/main/x.ipynb", "Open")
     assert 'href="https://colab.research.google.com/github/a/b/blob/main/x.ipynb"' in html and "<img" not in html
 

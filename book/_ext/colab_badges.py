@@ -3,6 +3,9 @@
 * Every page made from a notebook of the repository (the labs in ``notebooks/``, the exercises
   in ``exercises/``) gets a button under its title that opens that notebook in Colab.
 * A chapter names its lab with the directive ``{colab-badge} notebooks/NN_name.ipynb``.
+* The theme's own "Colab" launch button (``launch_buttons.colab_url``) would open a chapter's
+  Markdown source, which Colab cannot run: on a chapter it is pointed at the chapter's lab (the
+  first ``{colab-badge}`` of the page), and pages with no lab lose it.
 
 The address is ``https://colab.research.google.com/github/OWNER/REPO/blob/BRANCH/PATH``, so the
 button opens the notebook straight from the repository, as Colab's "GitHub" tab does.
@@ -55,6 +58,8 @@ class ColabBadge(Directive):
     def run(self):
         env = self.state.document.settings.env
         url = colab_url(*_repository(env.config), self.arguments[0])
+        targets = env.__dict__.setdefault("colab_targets", {})
+        targets.setdefault(env.docname, url)
         label = self.options.get("label", "Open the lab in Colab")
         return [nodes.raw("", badge_html(url, label), format="html")]
 
@@ -74,7 +79,40 @@ def _insert_notebook_badges(app, doctree):
     section.insert(section.index(title) + 1 if title is not None else 0, badge)
 
 
+def _purge(app, env, docname):
+    getattr(env, "colab_targets", {}).pop(docname, None)
+
+
+def _merge(app, env, docnames, other):
+    env.__dict__.setdefault("colab_targets", {}).update(
+        {d: u for d, u in getattr(other, "colab_targets", {}).items() if d in docnames})
+
+
+def _fix_launch_button(app, pagename, templatename, context, doctree):
+    """Runs after the theme's ``add_launch_buttons``: chapters launch their lab, pages that are
+    neither a notebook of the repository nor a chapter with a lab launch nothing."""
+    if pagename.startswith(AUTO_FOLDERS):
+        return
+    target = getattr(app.env, "colab_targets", {}).get(pagename)
+    for group in context.get("header_buttons", []):
+        if group.get("label") != "launch-buttons":
+            continue
+        kept = []
+        for button in group.get("buttons", []):
+            if "colab.research.google.com" in str(button.get("url", "")):
+                if target is None:
+                    continue
+                button = dict(button, url=target, tooltip="Open this chapter's lab in Colab")
+            kept.append(button)
+        group["buttons"] = kept
+    context["header_buttons"] = [g for g in context.get("header_buttons", [])
+                                 if g.get("label") != "launch-buttons" or g.get("buttons")]
+
+
 def setup(app):
     app.add_directive("colab-badge", ColabBadge)
     app.connect("doctree-read", _insert_notebook_badges)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)
+    app.connect("html-page-context", _fix_launch_button, priority=502)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
