@@ -149,3 +149,54 @@ def test_unreadable_and_unknown_submissions_are_reported(tmp_path):
 def test_no_submission_is_a_usage_error():
     proc = grade()
     assert proc.returncode == 2 and "give at least one notebook" in proc.stderr
+
+
+# ---------------------------------------------------------------------------- grader.check
+
+
+PUBLIC_TEST = '''OK_FORMAT = True
+
+test = {"name": "q5", "points": 2, "suites": [{"cases": [
+    {"code": ">>> from labkit.grading import checks\\n"
+             ">>> checks.form(lane9_elements, checks.SetOf(checks.pair), 'lane9_elements')\\n",
+     "hidden": False, "locked": False, "points": 0}],
+    "scored": True, "setup": "", "teardown": "", "type": "doctest"}]}
+'''
+
+
+@pytest.fixture()
+def grader(tmp_path, monkeypatch):
+    from labkit.grading.notebook import Notebook
+
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "q5.py").write_text(PUBLIC_TEST)
+    monkeypatch.chdir(tmp_path)
+    return Notebook(tests_dir="tests")
+
+
+@pytest.mark.parametrize("env, line", [
+    ({"lane9_elements": ...}, "q5: lane9_elements: not answered yet"),
+    ({}, "q5: lane9_elements is not defined: run the question's cell first"),
+    ({"lane9_elements": [(2, 2), (2, 3)]},
+     "q5: lane9_elements: expected a set of (row, col) pairs, got a list"),
+    ({"lane9_elements": {(0, 0), (7, 7)}},
+     "q5: the answer has the expected form (its value is graded when you submit)"),
+])
+def test_grader_check_answers_in_one_line(grader, env, line):
+    result = grader.check("q5", env)
+    assert repr(result) == line
+    assert "Traceback" not in result._repr_html_() and "doctest" not in result._repr_html_()
+
+
+def test_grader_check_without_tests_says_where_they_should_be(grader):
+    text = repr(grader.check("q6", {}))
+    assert text.startswith("q6: no public test q6.py in ") and "\n" not in text
+
+
+def test_grader_export_on_colab_says_how_to_submit(grader, monkeypatch, capsys):
+    import types
+
+    monkeypatch.setitem(sys.modules, "google.colab", types.ModuleType("google.colab"))
+    assert grader.export() is None
+    out = capsys.readouterr().out
+    assert "File → Download → Download .ipynb" in out and "labkit grade" in out

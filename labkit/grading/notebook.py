@@ -15,6 +15,7 @@ cannot export, it says how to download the notebook instead.
 from __future__ import annotations
 
 import html
+import os
 import re
 import sys
 
@@ -102,6 +103,12 @@ class Notebook(otter.Notebook):
     def check(self, question: str, global_env: dict | None = None) -> CheckResult:
         if global_env is None:
             global_env = sys._getframe(1).f_globals
+        if not type(self)._grading_mode and not os.path.isfile(
+                os.path.join(self._tests_dir, f"{question}.py")):
+            where = os.path.abspath(self._tests_dir)
+            return CheckResult(question, [
+                f"no public test {question}.py in {where}: keep the notebook next to its tests "
+                "folder (on Colab, run the first cell)"])
         test_file = super().check(question, global_env)
         return CheckResult.from_test_file(question, test_file)
 
