@@ -238,15 +238,25 @@ def test_occupancy_follows_the_sm_limits():
     assert tc.occupancy(32, 1024, 0, arch=(9, 0)) == 2
 
 
-def test_anchor_finds_cutes_sgemm_sm80_and_its_output_format():
-    root = gemm_anchor.cutlass_dir()
-    assert root is not None  # nvidia-cutlass is in requirements.txt
-    text = (Path(root) / gemm_anchor.SOURCE).read_text()
-    # the tutorial prints its own figure with this format; the parser reads that line
-    assert 'printf("CUTE_GEMM:     [%6.1f]GFlop/s  (%6.4f)ms\\n"' in text
-    assert gemm_anchor.parse_output("CUTE_GEMM:     [377100.0]GFlop/s  (0.3645)ms") == (377.1, 0.3645)
-    cmd = gemm_anchor.build_command("nvcc", root, (9, 0), "/tmp/x")
+# sgemm_sm80.cu's own report line: printf("CUTE_GEMM:     [%6.1f]GFlop/s  (%6.4f)ms\n", ...)
+SGEMM_SM80_PRINTF = 'printf("CUTE_GEMM:     [%6.1f]GFlop/s  (%6.4f)ms\\n"'
+
+
+def test_anchor_parses_sgemm_sm80_output():
+    line = "CUTE_GEMM:     [%6.1f]GFlop/s  (%6.4f)ms" % (377100.0, 0.3645)
+    assert gemm_anchor.parse_output(line) == (377.1, 0.3645)
+    assert gemm_anchor.parse_output("CUTE_GEMM: failed") is None
+    cmd = gemm_anchor.build_command("nvcc", "/c", (9, 0), "/tmp/x")
     assert "-gencode=arch=compute_90,code=sm_90" in cmd and cmd[-1] == "/tmp/x"
+
+
+def test_anchor_source_prints_the_line_the_parser_reads():
+    root = gemm_anchor.cutlass_dir()
+    if root is None:
+        pytest.skip("the CUTLASS sources (pip install nvidia-cutlass) are not installed")
+    text = (Path(root) / gemm_anchor.SOURCE).read_text()
+    assert SGEMM_SM80_PRINTF in text
+    assert "SM80_16x8x16_F16F16F16F16_TN" in text and "SM80_CP_ASYNC_CACHEALWAYS" in text
 
 
 def test_anchor_without_nvcc_says_so(monkeypatch):
@@ -361,6 +371,19 @@ def test_pipeline_configs_on_gpu_without_spills(config):
     err, tol = gemm.check("pipeline", 520, 392, 776, acc="f32", config=config)
     assert err <= tol
     rep = gemm.kernel_report("pipeline", "f32", config=config)
+    assert rep["local_bytes"] == 0, f"{config}: {rep['local_bytes']} bytes of local memory (spills)"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", sorted(gemm_tma.CONFIGS))
+def test_tma_configs_on_gpu_without_spills(config):
+    from labkit.cuda.kernels.gemm_common import device_arch
+
+    if device_arch() < (9, 0):
+        pytest.skip("TMA needs sm_90")
+    err, tol = gemm.check("tma", 520, 392, 776, acc="f32", config=config)
+    assert err <= tol
+    rep = gemm.kernel_report("tma", "f32", config=config)
     assert rep["local_bytes"] == 0, f"{config}: {rep['local_bytes']} bytes of local memory (spills)"
 
 

@@ -42,9 +42,13 @@ from labkit.cuda.kernels.gemm_common import (
 )
 from labkit.errors import DeviceError
 
-__all__ = ["STEPS", "step_module", "prepare", "gemm", "check", "kernel_report"]
+__all__ = ["STEPS", "H200_RUN", "step_module", "prepare", "gemm", "check", "kernel_report"]
 
 STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma")
+
+#: the committed H200 run of every step beside cuBLAS and CuTe's sgemm_sm80
+#: (``labkit.measurements.gemm_ladder(H200_RUN)``)
+H200_RUN = "gemm_h200_2026-12-01"
 
 
 def step_module(step):

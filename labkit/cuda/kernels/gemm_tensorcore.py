@@ -1,4 +1,4 @@
-"""The tensor-core GEMM kernels of the ladder (steps 3-5), written out from a tile configuration.
+"""The tensor-core GEMM kernels of the ladder (steps 3-6), written out from a tile configuration.
 
 A :class:`TileConfig` says how a CTA tile of C is cut: ``bm x bn`` outputs and a ``bk`` slab
 of K per k-tile, ``warps_m x warps_n`` warps, each owning a ``(bm/warps_m) x (bn/warps_n)``
@@ -18,6 +18,11 @@ K-major. Unswizzled, element (r, k) sits at ``r*bk + k``; swizzled, at CuTe's
     offset(r, k) = (r // 8) * 8*bk + 64*(k // 8) + 8*((r % 8) ^ (k // 8)) + k % 8
 
 so the eight 16-byte rows one ldmatrix phase reads fall in eight different bank groups.
+
+With ``loader="tma"`` (step 6, sm_90) one thread fills each stage with two Tensor Memory
+Accelerator boxes described by tensor maps (:func:`tensor_maps`), an mbarrier per stage counts
+the bytes in, and the tiles are laid out as the TMA's 128-byte swizzle writes them
+(:func:`tma_offset`); boxes past the edges of A and B arrive as zeros.
 
 Edges cost nothing in the main loop: rows of A (B) past M (N) are read from the last row
 instead (their products only reach rows or columns of C that are never stored), and the
