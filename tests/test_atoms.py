@@ -261,3 +261,13 @@ def test_every_registry_entry_has_a_ptx_binding():
     for name, ins in isa.INSTRUCTIONS.items():
         fn = getattr(ptx, name)
         assert ptx.instruction_of(fn) is ins and name in ptx.__all__
+
+
+def test_contributing_worked_example_runs():
+    # CONTRIBUTING.md's worked example is what the code does, not a description of it
+    import doctest
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "CONTRIBUTING.md"
+    result = doctest.testfile(str(path), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 8 and result.failed == 0

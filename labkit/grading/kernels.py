@@ -18,7 +18,7 @@ the numba kernel, and the result is correct only if every backend that ran is.
 
 >>> from labkit.grading import kernels
 >>> print(kernels.smem_layout())
-Sw<3,3,3> o _0 o ((_8,_16),(_8,_8)):((_8,_512),(_1,_64))
+Sw<3,3,3> o _0 o ((_8,_16),((_8,_8),_1)):((_8,_512),((_1,_64),_0))
 >>> def a_rows(lane, m0, k0):              # a deliberately wrong answer: the rows of a plain tile
 ...     return 64 * (m0 + lane % 16) + k0 + 8 * (lane // 16)
 >>> run = kernels.run_capstone(a_offset=a_rows, backend="sim")
