@@ -453,7 +453,8 @@ def _zip2_by(layout, guide):
     """
     if isinstance(guide, tuple):
         if len(guide) > len(layout):
-            raise LayoutError(f"zipped tiler of rank {len(guide)} is longer than layout {layout}")
+            raise LayoutError(f"zipped tiler of rank {len(guide)} is longer than layout {layout} "
+                              "(CuTe: Mismatched ranks)")
         firsts, seconds = [], []
         for i, g in enumerate(guide):
             a, b = _zip2_by(layout[i], g)
@@ -462,7 +463,8 @@ def _zip2_by(layout, guide):
         seconds += [layout[i] for i in range(len(guide), len(layout))]
         return make_layout(*firsts), make_layout(*seconds)
     if len(layout) != 2:
-        raise LayoutError(f"zipped divide/product: mode {layout} is not a (tile, rest) pair")
+        raise LayoutError(f"zipped divide/product: mode {layout} is not a (tile, rest) pair "
+                          "(CuTe: Mismatched ranks)")
     return layout[0], layout[1]
 
 
@@ -680,6 +682,11 @@ def tile_to_shape(block, trg_shape, order=None):
         padded.shape) is tuple else (product(padded.shape),)
     target = tuple(product(s) for s in trg_shape) if type(trg_shape) is tuple else (trg_shape,)
     if is_static(target):
+        if not is_static(block_shape):
+            raise LayoutError(f"tile_to_shape: the target shape {fmt(target)} is static but the "
+                              f"block shape {fmt(block_shape)} is not, so CuTe cannot check at "
+                              "compile time that the block divides it (its static assert does "
+                              "not compile)")
         for t, b in zip(target, block_shape):
             if t % b != 0:
                 raise LayoutError(f"tile_to_shape: block shape {fmt(block_shape)} does not "
