@@ -1,10 +1,15 @@
-"""The GEMM ladder benchmark: every step's TFLOP/s beside cuBLAS, checked against float64.
+"""The GEMM ladder benchmark: every step's TFLOP/s beside cuBLAS (and, with ``--anchor``, CuTe's own
+sgemm_sm80 built with nvcc), each step checked against float64 first.
 
 Same as ``python -m labkit bench gemm``; arguments pass through (``--help`` lists them).
 Figures from an NVIDIA H200 are in ``docs/benchmarks.md`` ("GEMM ladder"), notes on each
 version in ``benchmarks/gemm_notes.md``.
 
-    python benchmarks/bench_gemm.py --sizes 4096,8192 --csv gemm.csv --sass sass/
+    python benchmarks/bench_gemm.py --sizes 4096,8192 --anchor --csv gemm.csv --sass sass/
+
+Beside it: ``gemm_sweep.py`` (many tile configurations in one session), ``gemm_mma_rate.py``
+(the mma.sync issue ceiling), ``gemm_check.py`` (steps at awkward shapes on a GPU) and
+``gemm_profile_target.py`` (a launch target for Nsight Compute).
 """
 
 import sys

@@ -6,6 +6,13 @@ operand pairs (static and run-time integers mixed), and the work a widget redoes
 
     python benchmarks/bench_layout.py               # print the table
     python benchmarks/bench_layout.py --write-docs  # also update docs/benchmarks.md
+    python benchmarks/bench_layout.py --vs-pycute   # labkit against CUTLASS's pycute, same inputs
+
+``--vs-pycute`` times labkit and pycute (the reference Python CuTe of the ``nvidia-cutlass``
+wheel) side by side in one process on the same inputs: labkit given static integers, pycute
+the same values as plain ints; the two alternate, best of 5 passes each. Only inputs that both
+accept are timed. It also times ``import labkit`` against ``import numpy`` and ``import pycute``
+in fresh interpreters (best of 15).
 """
 
 from __future__ import annotations
@@ -22,8 +29,6 @@ import sys
 import time
 from pathlib import Path
 
-import numpy as np
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -33,6 +38,7 @@ S = lk.S
 N_PAIRS = 1000
 DOCS = ROOT / "docs" / "benchmarks.md"
 SECTION = "## Layout algebra"
+SECTION_VS = "## Layout algebra against pycute"
 
 
 # --------------------------------------------------------------------------- random operands
@@ -141,6 +147,7 @@ def bench_pairs(name, op, pairs, repeat=5):
 
 
 def bench_128(repeat=50):
+    import numpy as np
     rows = []
     cases = [
         ("128x128 row-major (_128,_128):(_128,_1)",
@@ -174,6 +181,130 @@ def bench_128(repeat=50):
     return rows
 
 
+# --------------------------------------------------------------------------- labkit vs pycute
+
+def to_pycute(pc, L):
+    def plain(x):
+        return tuple(plain(e) for e in x) if isinstance(x, tuple) else int(x)
+    return pc.Layout(plain(L.shape), plain(L.stride))
+
+
+def static_layout(L):
+    from labkit.layout.int_tuple import as_static
+    return lk.make_layout(as_static(L.shape), as_static(L.stride))
+
+
+def pycute_inputs(seed=7):
+    """1,000 inputs per operation, all static, that labkit (= CuTe C++) and pycute accept."""
+    import pycute as pc
+    rng = random.Random(seed)
+    out = {k: [] for k in ("composition", "logical_divide", "logical_product", "complement",
+                           "right_inverse", "coalesce")}
+
+    def try_add(name, lk_fn, pc_fn, lk_args, pc_args):
+        try:
+            lk_fn(*lk_args)
+            pc_fn(*pc_args)
+        except Exception:          # noqa: BLE001 -- an input one of the two refuses
+            return
+        out[name].append((lk_args, pc_args))
+
+    while min(len(v) for v in out.values()) < N_PAIRS:
+        A = static_layout(random_layout(rng))
+        B = static_layout(lk.make_layout(*group(rng, chunks_of(rng, flat_shape(A)))))
+        pa, pb = to_pycute(pc, A), to_pycute(pc, B)
+        if len(out["composition"]) < N_PAIRS:
+            try_add("composition", lk.composition, pc.composition, (A, B), (pa, pb))
+        if len(out["logical_divide"]) < N_PAIRS:
+            try_add("logical_divide", lk.logical_divide, pc.logical_divide, (A, B), (pa, pb))
+        if len(out["right_inverse"]) < N_PAIRS:
+            try_add("right_inverse", lk.right_inverse, pc.right_inverse, (A,), (pa,))
+        if len(out["coalesce"]) < N_PAIRS:
+            try_add("coalesce", lk.coalesce, pc.coalesce, (A,), (pa,))
+        if len(out["complement"]) < N_PAIRS:
+            c = S(int(lk.cosize(B)) * rng.choice([1, 2, 4]))
+            try_add("complement", lk.complement, pc.complement, (B, c), (pb, int(c)))
+        if len(out["logical_product"]) < N_PAIRS:
+            shape = tuple(S(rng.choice([2, 4])) for _ in range(rng.randint(1, 3)))
+            block = static_layout(lk.make_layout(*group(rng, chunks_of(rng, shape))))
+            tshape = tuple(S(rng.choice([1, 2, 4])) for _ in range(rng.randint(1, 3)))
+            tiler = static_layout(lk.make_layout(*group(rng, chunks_of(rng, tshape))))
+            try_add("logical_product", lk.logical_product, pc.logical_product, (block, tiler),
+                    (to_pycute(pc, block), to_pycute(pc, tiler)))
+    return out
+
+
+def side_by_side(lk_fn, pc_fn, inputs, repeat=5):
+    def run_lk():
+        for a, _ in inputs:
+            lk_fn(*a)
+
+    def run_pc():
+        for _, b in inputs:
+            pc_fn(*b)
+
+    best_lk = best_pc = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        run_lk()
+        t1 = time.perf_counter()
+        run_pc()
+        t2 = time.perf_counter()
+        best_lk, best_pc = min(best_lk, t1 - t0), min(best_pc, t2 - t1)
+    return best_lk, best_pc
+
+
+def bench_vs_pycute():
+    import pycute as pc
+    inputs = pycute_inputs()
+    rows = []
+    for name in ("composition", "logical_divide", "logical_product", "complement",
+                 "right_inverse", "coalesce"):
+        lk_t, pc_t = side_by_side(getattr(lk, name), getattr(pc, name), inputs[name])
+        rows.append((f"{name}, {len(inputs[name]):,} inputs", lk_t, pc_t, len(inputs[name])))
+    # L(i): every index of a 128x128 layout, labkit static, pycute plain ints
+    for text in ("(_128,_128):(_128,_1)", "((_8,_16),(_8,_16)):((_8,_1024),(_1,_64))"):
+        L = lk.parse_layout(text)
+        P = to_pycute(pc, L)
+        idx = [(i,) for i in range(128 * 128)]
+        assert all(L(i) == P(i) for (i,) in idx[:4096])
+        lk_t, pc_t = side_by_side(L, P, [(i, i) for i in idx])
+        rows.append((f"L(i) for all 16,384 i of {text}", lk_t, pc_t, len(idx)))
+    return rows
+
+
+def import_times(repeat=15):
+    import subprocess
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+
+    def best(stmt):
+        t = []
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-c", stmt], env=env, check=True)
+            t.append(time.perf_counter() - t0)
+        return min(t)
+
+    base = best("pass")
+    return {k: best(f"import {k}") for k in ("labkit", "numpy", "pycute")}, base
+
+
+def vs_table(rows, imports):
+    (times, base) = imports
+    lines = ["| operation (same inputs) | labkit ms | pycute ms | labkit speed / pycute |",
+             "|---|---:|---:|---:|"]
+    for what, lk_t, pc_t, _n in rows:
+        lines.append(f"| {what} | {lk_t * 1e3:.1f} | {pc_t * 1e3:.1f} | {pc_t / lk_t:.2f}× |")
+    lines += ["", "| `python -c` | best s | less an empty interpreter |", "|---|---:|---:|",
+              f"| `pass` | {base:.3f} | 0 |"]
+    for k, t in times.items():
+        lines.append(f"| `import {k}` | {t:.3f} | {t - base:.3f} |")
+    ratio = times["labkit"] / times["numpy"]
+    lines += ["", f"`import labkit` takes {ratio:.2f}× the time of `import numpy` "
+              "(numpy and matplotlib load only when a function needs them)."]
+    return "\n".join(lines)
+
+
 def machine():
     cpu = platform.processor() or platform.machine()
     try:
@@ -185,7 +316,7 @@ def machine():
         pass
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return (f"{cpu}, {cores} CPU cores; Python {platform.python_version()}, "
-            f"numpy {np.__version__}, {platform.system()} {platform.release()}")
+            f"numpy {__import__('numpy').__version__}, {platform.system()} {platform.release()}")
 
 
 def table(algebra, widget):
@@ -198,9 +329,9 @@ def table(algebra, widget):
     return "\n".join(lines)
 
 
-def write_docs(text):
+def write_docs(text, section=SECTION):
     body = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
-    pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
+    pattern = re.compile(rf"^{re.escape(section)}\n.*?(?=^## |\Z)", re.S | re.M)
     if pattern.search(body):
         body = pattern.sub(lambda m: text, body)
     else:
@@ -211,7 +342,22 @@ def write_docs(text):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--write-docs", action="store_true", help=f"update {DOCS.relative_to(ROOT)}")
+    ap.add_argument("--vs-pycute", action="store_true",
+                    help="time labkit against pycute on the same inputs, and the import times")
     args = ap.parse_args(argv)
+    if args.vs_pycute:
+        out = vs_table(bench_vs_pycute(), import_times())
+        print(out)
+        print(f"\nmachine: {machine()}")
+        if args.write_docs:
+            write_docs(f"{SECTION_VS}\n\nScript: `benchmarks/bench_layout.py --vs-pycute` "
+                       "(labkit with static integers and CUTLASS's pycute with the same values "
+                       "as plain ints, 1,000 inputs per operation that both accept, alternated "
+                       "in one process, best of 5 passes each; import times best of 15 fresh "
+                       f"interpreters). Measured {datetime.date.today().isoformat()} on "
+                       f"{machine()}.\n\n{out}\n", SECTION_VS)
+            print(f"wrote {DOCS.relative_to(ROOT)}")
+        return 0
     comp, div, prod = operands()
     algebra = [
         bench_pairs("composition(A, B)", lk.composition, comp),

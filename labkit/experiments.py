@@ -99,9 +99,9 @@ class Experiment:
         cols = ("variant",) + tuple(self.predicted) + tuple(self.measured)
         cells = [[_fmt(r.get(c, "")) for c in cols] for r in self.rows]
         width = [max(len(c), *(len(x[i]) for x in cells)) for i, c in enumerate(cols)]
-        line = lambda xs: "  ".join(f"{x:<{w}}" if i == 0 else f"{x:>{w}}" for i, (x, w) in enumerate(zip(xs, width)))
-        head = line(cols)
-        return "\n".join([head, "-" * len(head)] + [line(x) for x in cells])
+        lines = ["  ".join(f"{x:<{w}}" if i == 0 else f"{x:>{w}}" for i, (x, w) in enumerate(zip(xs, width)))
+                 for xs in [list(cols)] + cells]
+        return "\n".join([lines[0], "-" * len(lines[0])] + lines[1:])
 
     def __str__(self) -> str:
         where = "measured on" if self.on_gpu else "ran on"

@@ -43,26 +43,17 @@ def ptx_b_1688(lane, i):    # b0..b1
     return g, t * 2 + (i & 1)
 
 
-@pytest.mark.parametrize("name", F16_16816)
-def test_16816_layouts_match_ptx(name):
-    atom = lk.mma_atom(name)
-    for lane in range(32):
-        for i in range(8):
-            assert atom.coord_A(lane, i) == ptx_a_16816(lane, i)
-        for i in range(4):
-            assert atom.coord_B(lane, i) == ptx_b_16816(lane, i)
-            assert atom.coord_C(lane, i) == ptx_c(lane, i)
+PTX_FRAGMENTS = {16: (8, ptx_a_16816, 4, ptx_b_16816), 8: (4, ptx_a_1688, 2, ptx_b_1688)}
 
 
-@pytest.mark.parametrize("name", F16_1688)
-def test_1688_layouts_match_ptx(name):
+@pytest.mark.parametrize("name", F16_16816 + F16_1688)
+def test_layouts_match_ptx(name):
     atom = lk.mma_atom(name)
+    n_a, ptx_a, n_b, ptx_b = PTX_FRAGMENTS[int(atom.shape_mnk[2])]
     for lane in range(32):
-        for i in range(4):
-            assert atom.coord_A(lane, i) == ptx_a_1688(lane, i)
-            assert atom.coord_C(lane, i) == ptx_c(lane, i)
-        for i in range(2):
-            assert atom.coord_B(lane, i) == ptx_b_1688(lane, i)
+        assert [atom.coord_A(lane, i) for i in range(n_a)] == [ptx_a(lane, i) for i in range(n_a)]
+        assert [atom.coord_B(lane, i) for i in range(n_b)] == [ptx_b(lane, i) for i in range(n_b)]
+        assert [atom.coord_C(lane, i) for i in range(4)] == [ptx_c(lane, i) for i in range(4)]
 
 
 def test_seed000_section2_formulas_both_ways():
@@ -270,3 +261,13 @@ def test_every_registry_entry_has_a_ptx_binding():
     for name, ins in isa.INSTRUCTIONS.items():
         fn = getattr(ptx, name)
         assert ptx.instruction_of(fn) is ins and name in ptx.__all__
+
+
+def test_contributing_worked_example_runs():
+    # CONTRIBUTING.md's worked example is what the code does, not a description of it
+    import doctest
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "CONTRIBUTING.md"
+    result = doctest.testfile(str(path), module_relative=False, optionflags=doctest.ELLIPSIS)
+    assert result.attempted >= 8 and result.failed == 0

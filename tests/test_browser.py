@@ -383,6 +383,9 @@ def test_figure_text_is_at_least_10px_on_a_desktop(gallery):
     page, _ = gallery
     sizes = page.evaluate(_SIZES)
     assert sizes["overflow"] == []                                   # every figure fits the column
+    boxes = page.eval_on_selector_all("figure.lkf .lkf-box", "bs => bs.map(b => [b.closest('figure').dataset"
+                                                              ".figure, b.scrollWidth - b.clientWidth])")
+    assert [name for name, extra in boxes if extra > 1] == []         # ... without scrolling sideways
     assert len(sizes["text"]) > 500
     small = [t for t in sizes["text"] if t[0] < 9.999]
     assert small == [], small[:5]
@@ -472,23 +475,25 @@ def test_no_page_is_wider_than_a_phone(browser, book_url):
 def visited(browser, book_url):
     """Every page of the table of contents opened on a desktop: errors and requests."""
     tab = Tab(browser, book_url, DESKTOP)
-    math, icons = {}, {}
+    math, icons, colab = {}, {}, {}
     try:
         for path in PAGES:
             page = tab.open(path, wait="networkidle")
             icons[path] = page.evaluate("document.querySelector('link[rel~=icon]')?.href")
+            colab[path] = page.eval_on_selector_all("a[href*='colab.research.google.com']",
+                                                    "as => as.map(a => a.href)")
             if page.locator("span.math, div.math").count():
                 page.wait_for_selector("mjx-container", timeout=15000)
                 page.wait_for_load_state("networkidle")
                 math[path] = True
         icons = {path: href and tab.page.request.get(href).status for path, href in icons.items()}
-        yield tab.errors, tab.requests, tab.failed, math, icons
+        yield tab.errors, tab.requests, tab.failed, math, icons, colab
     finally:
         tab.close()
 
 
 def test_every_page_loads_cleanly_and_typesets_its_math(visited):
-    errors, requests, failed, math, _ = visited
+    errors, requests, failed, math, *_ = visited
     assert errors == [] and failed == []
     assert math                                        # the pages with formulas typeset them
     # the book is served from 127.0.0.1 only: nothing comes from the network
@@ -496,7 +501,7 @@ def test_every_page_loads_cleanly_and_typesets_its_math(visited):
 
 
 def test_the_book_ships_only_the_mathjax_it_loads(visited, html_dir):
-    _, requests, _, _, _ = visited
+    requests = visited[1]
     root = html_dir / "_static" / "mathjax"
     shipped = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
     loaded = {u.split("/_static/mathjax/", 1)[1].split("?")[0] for u in requests if "/_static/mathjax/" in u}
@@ -523,7 +528,7 @@ def test_pages_are_light(html_dir):
 
 
 def test_every_page_has_a_favicon(visited):
-    icons = visited[-1]
+    icons = visited[4]
     assert icons and all(status == 200 for status in icons.values()), icons
 
 
@@ -533,23 +538,22 @@ def _colab_parts():
     return [(cap, p) for cap, p in _toc_pages() if cap in ("Chapters", "Labs", "Exercises")]
 
 
-def test_every_lab_exercise_and_chapter_opens_in_colab(browser, book_url):
+def test_every_lab_exercise_and_chapter_opens_in_colab(visited):
+    # Colab's documented address form: colab.research.google.com/github/OWNER/REPO/blob/BRANCH/PATH,
+    # with OWNER/REPO and BRANCH from _config.yml; PATH must be a notebook of the repository
     config = yaml.safe_load((REPO / "_config.yml").read_text())
     if not (config.get("launch_buttons") or {}).get("colab_url"):
         pytest.xfail("_config.yml's launch_buttons.colab_url is empty: the site has no Colab buttons yet")
     repo = config["repository"]["url"].rstrip("/").removeprefix("https://github.com/")
     branch = config["repository"].get("branch", "main")
     prefix = f"https://colab.research.google.com/github/{repo}/blob/{branch}/"
-    tab = Tab(browser, book_url, DESKTOP)
-    try:
-        missing = {}
-        for cap, path in _colab_parts():
-            page = tab.open(path)
-            hrefs = page.eval_on_selector_all("a[href*='colab.research.google.com']", "as => as.map(a => a.href)")
-            good = [h for h in hrefs if h.startswith(prefix) and h.endswith(".ipynb")
-                    and (REPO / h[len(prefix):]).is_file()]
-            if not good:
-                missing[path] = hrefs
-        assert missing == {}
-    finally:
-        tab.close()
+    colab = visited[5]
+    pages = _colab_parts()
+    assert {cap for cap, _ in pages} == {"Chapters", "Labs", "Exercises"}
+    missing = {}
+    for cap, path in pages:
+        good = [h for h in colab[path] if h.startswith(prefix) and h.endswith(".ipynb")
+                and (REPO / h[len(prefix):]).is_file()]
+        if not good:
+            missing[path] = colab[path]
+    assert missing == {}

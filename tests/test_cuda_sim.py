@@ -109,6 +109,7 @@ if ptx.SIMULATED:
             out["sm75_refused"] = None
         except DeviceError as e:
             out["sm75_refused"] = str(e)
+            out["sm75_refused_by"] = type(e).__name__
 
     @jit
     def misaligned(o):
@@ -232,6 +233,7 @@ def test_sm75_picks_m16n8k8_and_refuses_m16n8k16(res):
     assert res["sm75_trace"] == {"atom": "SM75_16x8x8_F32F16F16F32_TN", "matches_sim": True}
     msg = res["sm75_refused"]
     assert msg is not None and "sm_80" in msg and "sm_75" in msg and "m16n8k16" in msg
+    assert res["sm75_refused_by"] == "InstructionError"      # the one error for "not on this SM"
 
 
 def test_misaligned_ldmatrix_address_is_refused_in_simulator(res):

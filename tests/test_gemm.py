@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from labkit.cuda.kernels import gemm, gemm_pipeline
+from labkit.cuda.kernels import gemm, gemm_anchor, gemm_pipeline, gemm_tma
 from labkit.cuda.kernels import gemm_tensorcore as tc
 from labkit.cuda.kernels.gemm_common import (
     check_operands,
@@ -50,6 +50,11 @@ def _ab(M=64, N=32, K=64, dtype=np.float16):
         ("mma", *_ab(K=60), "f32", (9, 0), "K: step 'mma' needs K to be a multiple of 8"),
         ("pipeline", *_ab(), "f32", (7, 0), "arch: step 'pipeline' needs compute capability >= sm_75"),
         ("smem", np.zeros((0, 8), np.float16), np.zeros((3, 8), np.float16), "f32", (9, 0), "M: must be >= 1"),
+        # TMA and mbarrier transaction counts are sm_90: T4 (sm_75) and A100 (sm_80) are refused
+        ("tma", *_ab(), "f32", (7, 5), "arch: step 'tma' needs compute capability >= sm_90, this GPU is sm_75"),
+        ("tma", *_ab(), "f32", (8, 0), "arch: step 'tma' needs compute capability >= sm_90, this GPU is sm_80"),
+        ("tma", *_ab(K=60), "f32", (9, 0), "K: step 'tma' needs K to be a multiple of 8"),
+        ("tma", *_ab(dtype=np.float32), "f32", (9, 0), "A: must be float16"),
     ],
 )
 def test_bad_operands_are_refused_before_launch(step, A, B, acc, arch, needle):
@@ -79,6 +84,15 @@ def test_tile_config_rules():
         tc.TileConfig(bm=96, warps_m=4)
     with pytest.raises(DeviceError, match="config: must be a TileConfig"):
         gemm_pipeline.source(config="huge")
+    # a TMA box is one 128-byte-swizzled tile: 64 halves a row, at most 256 rows
+    with pytest.raises(DeviceError, match="loader='tma' needs bk=64"):
+        tc.TileConfig(bk=32, loader="tma")
+    with pytest.raises(DeviceError, match="loader must be"):
+        tc.TileConfig(loader="dma")
+    with pytest.raises(DeviceError, match="step 'tma' needs loader='tma'"):
+        gemm_tma.source(config=gemm_pipeline.CONFIGS["128x128x64s3ca"])
+    with pytest.raises(DeviceError, match="loader='tma' needs sm_90"):
+        tc.kernel_source(gemm_tma.CONFIGS[gemm_tma.DEFAULT], "f32", (8, 0))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -114,6 +128,18 @@ def test_swizzle_makes_ldmatrix_conflict_free(bk):
     assert _ldmatrix_wavefronts(tc.swizzled_offset, bk) == 1
     # row-major: rows bk halves apart share a slot, 8 ways for 128-byte rows, 4 for 64-byte
     assert _ldmatrix_wavefronts(tc.plain_offset, bk) == {64: 8, 32: 4}[bk]
+
+
+def test_tma_offset_is_cutes_128_byte_swizzle_atom():
+    # The 128-byte TMA swizzle on a K-major fp16 tile is CuTe's Swizzle<3,3,3> o (8,64):(64,1)
+    # (Swizzle<3,4,3> on bytes), repeated down the rows every 8 rows (512 elements)
+    import labkit as lk
+
+    atom = lk.composition(lk.Swizzle(3, 3, 3), lk.make_layout((8, 64), (64, 1)))
+    for r in range(256):
+        for k in range(64):
+            assert tc.tma_offset(r, k, 64) == 512 * (r // 8) + atom(r % 8, k)
+    assert _ldmatrix_wavefronts(tc.tma_offset, 64) == 1
 
 
 def test_swizzled_offsets_are_a_permutation():
@@ -167,6 +193,84 @@ def test_sm75_falls_back_to_one_stage():
     assert cfg.smem_bytes((9, 0)) == 3 * (128 + 128) * 64 * 2
 
 
+def test_tma_kernel_source():
+    cfg = gemm_tma.CONFIGS[gemm_tma.DEFAULT]
+    src = gemm_tma.source("f32", (9, 0))
+    compile(src, "<k>", "exec")
+    # one thread issues two boxes (A, B) per k-tile: stages-1 in the prologue, one in the loop
+    assert src.count("tma_load_2d(") == 2 * cfg.stages
+    assert len(__import__("re").findall(r"(?<!fence_)mbarrier_init\(", src)) == cfg.stages
+    assert "cp_async" not in src and "ld_global_v4" not in src
+    assert src.count("mma_m16n8k16_f32f16f16f32(") == tc.hmma_per_ktile(cfg, (9, 0))
+    # 256x128x64, 4 stages: 4 * 48 KB of tiles + 1 KB (alignment, mbarriers) = one CTA per SM
+    assert cfg.smem_bytes((9, 0)) == 4 * (256 + 128) * 64 * 2 + 1024
+    assert tc.occupancy(255, cfg.threads, cfg.smem_bytes((9, 0)), arch=(9, 0)) == 1
+
+
+def test_ktile_mix_reads_the_main_loop():
+    # cuobjdump's form: addresses, a backward branch closing the loop; nvdisasm's: labels
+    cuobjdump = "\n".join([
+        "        /*0000*/                   MOV R1, c[0x0][0x28] ;",
+        "        /*0010*/                   LDSM.16.M88.4 R8, [R3] ;",
+        "        /*0020*/                   HMMA.16816.F32 R4, R8, R12, R4 ;",
+        "        /*0030*/                   HMMA.16816.F32 R16, R8, R14, R16 ;",
+        "        /*0040*/               @P0 BRA 0x10 ;",
+        "        /*0050*/                   EXIT ;",
+    ])
+    assert tc.ktile_mix(cuobjdump, 1) == {"LDSM": 0.5, "HMMA": 1.0, "BRA": 0.5, "total": 2.0}
+    nvdisasm = "\n".join([
+        "        /*0000*/                   MOV R1, c[0x0][0x28] ;",
+        ".L_x_3:",
+        "        /*0010*/                   HMMA.16816.F32 R4, R8, R12, R4 ;",
+        "        /*0020*/              @!P0 LDGSTS.E.LTC128B.128 [R1], desc[UR4][R2.64] ;",
+        "        /*0030*/               @P0 BRA `(.L_x_3) ;",
+    ])
+    assert tc.ktile_mix(nvdisasm, 1) == {"HMMA": 1.0, "LDGSTS": 1.0, "BRA": 1.0, "total": 3.0}
+    assert tc.ktile_mix("", 1) == {}
+
+
+def test_occupancy_follows_the_sm_limits():
+    # Hopper/Ampere: 64 K registers in 256-register units per warp, 228 KB of shared memory
+    # with 1 KB reserved per CTA, 2048 threads; sgemm_sm80's 96 KB, 128-thread CTAs: 2 per SM
+    assert tc.occupancy(254, 128, 96 * 1024, arch=(9, 0)) == 2
+    assert tc.occupancy(128, 128, 16 * 1024, arch=(9, 0)) == 4
+    assert tc.occupancy(64, 128, 16 * 1024, arch=(9, 0)) == 8
+    assert tc.occupancy(32, 1024, 0, arch=(9, 0)) == 2
+
+
+# sgemm_sm80.cu's own report line: printf("CUTE_GEMM:     [%6.1f]GFlop/s  (%6.4f)ms\n", ...)
+SGEMM_SM80_PRINTF = 'printf("CUTE_GEMM:     [%6.1f]GFlop/s  (%6.4f)ms\\n"'
+
+
+def test_anchor_parses_sgemm_sm80_output():
+    line = "CUTE_GEMM:     [%6.1f]GFlop/s  (%6.4f)ms" % (377100.0, 0.3645)
+    assert gemm_anchor.parse_output(line) == (377.1, 0.3645)
+    assert gemm_anchor.parse_output("CUTE_GEMM: failed") is None
+    cmd = gemm_anchor.build_command("nvcc", "/c", (9, 0), "/tmp/x")
+    assert "-gencode=arch=compute_90,code=sm_90" in cmd and cmd[-1] == "/tmp/x"
+
+
+def test_anchor_source_prints_the_line_the_parser_reads():
+    root = gemm_anchor.cutlass_dir()
+    if root is None:
+        pytest.skip("the CUTLASS sources (pip install nvidia-cutlass) are not installed")
+    text = (Path(root) / gemm_anchor.SOURCE).read_text()
+    assert SGEMM_SM80_PRINTF in text
+    assert "SM80_16x8x16_F16F16F16F16_TN" in text and "SM80_CP_ASYNC_CACHEALWAYS" in text
+
+
+def test_anchor_without_nvcc_says_so(monkeypatch):
+    monkeypatch.setattr(gemm_anchor, "nvcc_path", lambda: None)
+    a = gemm_anchor.Anchor((9, 0))
+    a.start()
+    assert not a.wait() and a.reason.startswith("nvcc not found")
+    out = __import__("io").StringIO()
+    from labkit.cli import bench
+
+    assert bench._anchor_rows(a, 4096, out) == []
+    assert "anchor: nvcc not found" in out.getvalue()
+
+
 def test_instruction_mix_counts_opcodes():
     text = "\n".join([
         "        /*0000*/                   HMMA.16816.F32 R4, R8, R12, R4 ;",
@@ -193,10 +297,12 @@ SIM_SCRIPT = r"""
 import json, time
 import numpy as np
 from labkit.cuda import simulate_sm
-from labkit.cuda.kernels import gemm, gemm_pipeline
+from labkit.cuda.kernels import gemm, gemm_pipeline, gemm_tma
 from labkit.cuda.kernels import gemm_tensorcore as tc
 
 gemm_pipeline.CONFIGS["small"] = tc.TileConfig(bm=32, bn=32, bk=32, warps_m=1, warps_n=1, stages=3, group_m=2)
+gemm_tma.CONFIGS["small"] = tc.TileConfig(bm=32, bn=32, bk=64, warps_m=1, warps_n=1, stages=3, group_m=2,
+                                          loader="tma")
 cases = json.loads(__import__("sys").argv[1])
 out = []
 for step, M, N, K, acc, sm, config in cases:
@@ -222,6 +328,8 @@ SIM_CASES = [
     ("pipeline", 70, 45, 104, "f16", 80, "small"),  # edge tiles, odd N
     ("pipeline", 45, 64, 40, "f32", 75, "small"),  # sm_75: plain loads, m16n8k8
     ("pipeline", 128, 128, 128, "f32", 80, None),  # the ladder's default 128x128x64, 3 stages
+    ("tma", 70, 45, 200, "f32", 90, "small"),  # TMA boxes past every edge: zeros; K tail
+    ("tma", 64, 64, 256, "f16", 90, "small"),  # four k-tiles through three stages: phases flip
 ]
 
 
@@ -263,6 +371,19 @@ def test_pipeline_configs_on_gpu_without_spills(config):
     err, tol = gemm.check("pipeline", 520, 392, 776, acc="f32", config=config)
     assert err <= tol
     rep = gemm.kernel_report("pipeline", "f32", config=config)
+    assert rep["local_bytes"] == 0, f"{config}: {rep['local_bytes']} bytes of local memory (spills)"
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", sorted(gemm_tma.CONFIGS))
+def test_tma_configs_on_gpu_without_spills(config):
+    from labkit.cuda.kernels.gemm_common import device_arch
+
+    if device_arch() < (9, 0):
+        pytest.skip("TMA needs sm_90")
+    err, tol = gemm.check("tma", 520, 392, 776, acc="f32", config=config)
+    assert err <= tol
+    rep = gemm.kernel_report("tma", "f32", config=config)
     assert rep["local_bytes"] == 0, f"{config}: {rep['local_bytes']} bytes of local memory (spills)"
 
 

@@ -1,8 +1,9 @@
 """Lab 7 (the GEMM ladder) runs on this machine's backend and shows correct results, and the last
 section of chapter 6 ("Climbing the GEMM ladder") shows the H200 run and the facts it computes.
 
-Expected values come from docs/benchmarks.md ("GEMM ladder": run C's table, the register and
-SASS figures), FACTS.md (CuTe's sgemm_sm80 did 374 TFLOP/s at 4096³, cuBLAS 680 in that run),
+Expected values come from docs/benchmarks.md ("GEMM ladder": the 2026-12-01 table with step 6,
+cuBLAS and CuTe's sgemm_sm80 of one run, its profiles and mma.sync rates; run C's register and
+SASS figures), CuTe's Swizzle<3,3,3> through labkit.layout,
 the PTX ISA (m16n8k16 and cp.async need sm_80, m16n8k8 and ldmatrix sm_75), the bank rule
 (32 banks of 4 bytes; 16-byte accesses are served 8 lanes per phase) and arithmetic worked by
 hand in the comments: never from running the code under test.
@@ -27,7 +28,7 @@ DOCS = REPO / "docs" / "benchmarks.md"
 NOTES = REPO / "benchmarks" / "gemm_notes.md"
 HEADING = "# Climbing the GEMM ladder"
 LABEL = "(ch6-gemm-ladder)="
-STEPS = ("naive", "smem", "mma", "swizzle", "pipeline")
+STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma")
 GLUE = "application/papermill.record/text/plain"
 
 
@@ -95,9 +96,18 @@ def test_lab_checks_every_step_against_float64(lab):
     _, out, backend = lab
     lines = out["M, N, K = (1000, 776, 1032) if on_gpu else (72, 40, 56)"].splitlines()
     pattern = re.compile(r"(\w+) +(f32|f16) (\d+)x(\d+)x(\d+): relative error (\S+), tolerance (\S+): (ok|WRONG)")
+    refused = re.compile(r"tma +(f32|f16): refused: arch: step 'tma' needs compute capability >= sm_90, "
+                         r"this GPU is sm_(\d+)")
+    if backend == "gpu" and any(refused.fullmatch(line) for line in lines):
+        # an older GPU than Hopper: step 6 (TMA) refuses before launch
+        assert all(int(refused.fullmatch(line).group(2)) < 90 for line in lines if line.startswith("tma"))
+        lines = [line for line in lines if not line.startswith("tma")]
+        steps = STEPS[:-1]
+    else:
+        steps = STEPS
     found = [pattern.fullmatch(line).groups() for line in lines]
     accs = ("f32", "f16") if backend == "gpu" else ("f32",)
-    assert [(s, a) for s, a, *_ in found] == [(s, a) for a in accs for s in STEPS]
+    assert [(s, a) for s, a, *_ in found] == [(s, a) for a in accs for s in steps]
     for step, acc, M, N, K, err, tol, verdict in found:
         # tiles of 16x16 (naive), 64x64 (smem, mma, swizzle), 128x128 (pipeline): M and N are
         # no multiple of any of them, so every check runs the edge code
@@ -114,7 +124,7 @@ def test_lab_times_on_a_gpu_and_says_why_not_on_a_cpu(lab):
     report = out["if on_gpu:"]
     if backend == "gpu":
         for step in STEPS:
-            assert re.search(rf"{step}\S* f32 4096: +[\d.]+ TFLOP/s median", timing), step
+            assert re.search(rf"{step}\S* f32 4096: +([\d.]+ TFLOP/s median|skipped: arch)", timing), step
         assert all(f"{s} " in report and "bytes spilled" in report for s in ("mma", "swizzle", "pipeline"))
     else:
         assert timing.startswith("timings need a GPU")
@@ -157,6 +167,20 @@ def test_lab_runs_the_turing_path(lab):
         assert lines and all(line.endswith(": ok") or "sm_75 GPU" in line for line in lines)
 
 
+def test_lab_counts_step_6(lab):
+    _, out, _ = lab
+    lines = out['src6 = gemm_tma.source("f32", (9, 0))'].splitlines()
+    counts = {line.split()[0]: int(line.split()[1]) for line in lines[:6]}
+    # 4 stages: the prologue asks for k-tiles 0-2, the loop for one per k-tile: 4 places of 2 boxes
+    # (A, B) and one arming each; the first wait before the loop and one in it; no cp.async;
+    # ldmatrix: 8 before the loop + 4 k-blocks x (4 + 4); MMAs: 4 k-blocks x 4x8 atoms
+    assert counts == {"tma_load_2d(": 8, "mbarrier_arrive_expect_tx(": 4, "mbarrier_try_wait(": 2,
+                      "cp_async": 0, "ldmatrix_x4(": 40, "mma_m16n8k16_f32f16f16f32(": 128}
+    # 4 x (256 + 128) rows x 128 B = 192 KB, plus 1 KB of alignment slack and mbarriers
+    assert lines[6] == "CTA tile 256x128x64, 256 threads, 4 stages, 193 KB of shared memory"
+    assert lines[7] == "TMA's 128-byte swizzle is CuTe's Sw<3,3,3> o (8,64):(64,1): True"
+
+
 def test_lab_pipeline_configurations_and_bank_exercise(lab):
     _, out, _ = lab
     configs = out['for name in ("128x128x64s3ca", "128x128x64s3", "256x128x64s3ca"):']
@@ -195,16 +219,17 @@ def section():
     return nb, by_first_line(nb), glued
 
 
-def run_c_table() -> dict[tuple[str, str], list[float]]:
-    """docs/benchmarks.md, run C: (step, acc) -> [4096³ TFLOP/s, vs cuBLAS, 8192³, vs cuBLAS]."""
+def run_table() -> dict[tuple[str, str], list[float]]:
+    """docs/benchmarks.md, the 2026-12-01 run: (step, acc) -> [4096³ TFLOP/s, vs cuBLAS, vs CuTe,
+    8192³ TFLOP/s, vs cuBLAS, vs CuTe]."""
     text = DOCS.read_text()
-    table = text[text.index("Run C (10:22 UTC)"):text.index("The bar (")]
+    table = text[text.index("### H200, 2026-12-01"):text.index("Whole kernels (static SASS")]
     rows = {}
     for line in table.splitlines():
         cells = [c.strip().strip("*").strip() for c in line.split("|")[1:-1]]
-        if len(cells) == 7 and re.match(r"(\d \w+|cuBLAS \(torch\))$", cells[0]):
-            step = cells[0].split(" ", 1)[1] if cells[0][0].isdigit() else cells[0]
-            rows[step, cells[2] or "f32"] = [float(c.split()[0]) for c in cells[3:]]
+        if len(cells) == 13 and re.match(r"(\d \w+|cuBLAS \(torch\)|CuTe sgemm_sm80 \(nvcc\))", cells[0]):
+            step = cells[0].split(" ", 1)[1].split("[")[0] if cells[0][0].isdigit() else cells[0]
+            rows[step, cells[1]] = [float(c) for c in cells[2:8]]
     return rows
 
 
@@ -233,42 +258,61 @@ def test_section_counts_the_two_floors(section):
     assert glued["ch6_gemm_intensity"] == 1024 and glued["ch6_gemm_ridge"] == 206
 
 
-def test_section_table_is_run_c_of_the_docs(section):
+def test_section_table_is_the_run_of_the_docs(section):
     _, out, _ = section
-    text = output_of(out, "run = measurements.gemm_ladder()")
-    # docs/benchmarks.md: run C at 10:22 UTC on the H200 (sm_90, 132 SMs), torch 2.11.0+cu130
-    assert text.startswith("date: 2026-11-30 10:22 UTC\ngpu: NVIDIA H200 (sm_90, 132 SMs)")
+    text = output_of(out, "run = measurements.gemm_ladder(gemm.H200_RUN)")
+    # docs/benchmarks.md: the 2026-12-01 run at 15:20 UTC on the H200 (sm_90, 132 SMs)
+    assert text.startswith("date: 2026-12-01 15:20 UTC\ngpu: NVIDIA H200 (sm_90, 132 SMs)")
     assert "torch 2.11.0+cu130" in text and "every result within its float64 tolerance: True" in text
     printed = {}
     for line in text.splitlines():
-        m = re.fullmatch(r"(\w+|cuBLAS \(torch\)) +(f32|f16)? *([\d.]+) +([\d.]+) +([\d.]+) +([\d.]+) *", line)
+        m = re.fullmatch(r"(\w+|cuBLAS \(torch\)|CuTe sgemm_sm80 \(nvcc\)) +(f32|f16) +" + " +".join([r"([\d.]+)"] * 6) + " *",
+                         line)
         if m:
-            printed[m.group(1), m.group(2) or "f32"] = [float(v) for v in m.groups()[2:]]
-    expected = run_c_table()
-    assert len(expected) == 11 and set(printed) == set(expected)
+            printed[m.group(1), m.group(2)] = [float(v) for v in m.groups()[2:]]
+    expected = run_table()
+    assert len(expected) == 14 and set(printed) == set(expected)
     for key, values in expected.items():
         assert printed[key] == pytest.approx(values, abs=0.0011), key
 
 
 def test_section_glues_the_measured_ratios(section):
     _, _, glued = section
-    c = run_c_table()
-    at4096 = {key: row[0] for key, row in c.items()}
+    t = run_table()
+    at4096 = {key: row[0] for key, row in t.items()}
     for a, b in zip(STEPS, STEPS[1:]):
         # the docs round to 0.1 TFLOP/s: the gain lies between the extreme ratios of the rounded figures
         x, y = at4096[a, "f32"], at4096[b, "f32"]
         assert (y - 0.05) / (x + 0.05) <= glued[f"ch6_gemm_gain_{b}"] <= (y + 0.05) / (x - 0.05), b
-    assert glued["ch6_gemm_pipeline"] == pytest.approx(395.0, abs=0.05)
-    assert glued["ch6_gemm_pipeline_f16"] == pytest.approx(406.3, abs=0.05)
-    assert glued["ch6_gemm_ratio_f16"] == pytest.approx(0.525, abs=0.001)
-    # FACTS.md: CuTe's sgemm_sm80 did 374 TFLOP/s where that run's cuBLAS did 680
-    assert glued["ch6_gemm_cute_ratio"] == pytest.approx(374 / 680)
-    assert glued["ch6_gemm_cublas_spread"] == pytest.approx(100 * (774.2 / 680 - 1), abs=0.05)
-    assert glued["ch6_gemm_cublas_of_peak"] == pytest.approx(100 * 774.2 / 989, abs=0.05)
+    assert glued["ch6_gemm_pipeline"] == pytest.approx(392.4, abs=0.05)
+    assert glued["ch6_gemm_pipeline_f16"] == pytest.approx(403.9, abs=0.05)
+    assert glued["ch6_gemm_ratio_f16"] == pytest.approx(0.535, abs=0.001)
+    assert glued["ch6_gemm_cute_ratio"] == pytest.approx(0.495, abs=0.001)      # CuTe's "vs cuBLAS"
+    assert glued["ch6_gemm_cublas"] == pytest.approx(754.4, abs=0.05)
+    assert glued["ch6_gemm_cublas_of_peak"] == pytest.approx(100 * 754.4 / 989, abs=0.05)
+    # step 6 beside CuTe's kernel in the same run: >= 1.2x at both sizes
+    for n, i in ((4096, 0), (8192, 3)):
+        assert glued[f"ch6_gemm_tma_{n}"] == pytest.approx(t["tma", "f32"][i], abs=0.05)
+        assert glued[f"ch6_gemm_cute_{n}"] == pytest.approx(t["CuTe sgemm_sm80 (nvcc)", "f16"][i], abs=0.05)
+        assert glued[f"ch6_gemm_tma_vs_cute_{n}"] == pytest.approx(t["tma", "f32"][i + 2], abs=0.0011)
+        assert glued[f"ch6_gemm_tma_vs_cute_{n}"] >= 1.2 and glued[f"ch6_gemm_tma_{n}"] >= 450
+        assert glued[f"ch6_gemm_pipeline_vs_cute_{n}"] == pytest.approx(t["pipeline", "f32"][i + 2], abs=0.0011)
     # docs/benchmarks.md, registers table and occupancy: 78 and 254 registers, 6 and 2 CTAs/SM
     assert (glued["ch6_gemm_regs_mma"], glued["ch6_gemm_regs_pipeline"]) == (78, 254)
     assert (glued["ch6_gemm_ctas_mma"], glued["ch6_gemm_ctas_pipeline"]) == (6, 2)
     assert glued["ch6_gemm_swizzle_extra"] > 0       # the swizzle adds address arithmetic only
+
+
+def test_section_resources_per_rung(section):
+    _, out, _ = section
+    lines = output_of(out, "import json").splitlines()[1:]
+    got = {line.split()[0]: line.split()[1:] for line in lines}
+    # docs/benchmarks.md, the 2026-12-01 table: registers, spills, smem (KB), CTAs/SM and SASS per
+    # k-tile; by hand: a 32x32 warp tile is 32 MMAs and 16 ldmatrix.x4 per 64-deep k-tile, a 64x64
+    # one 128 and 32; step 5 copies 16 chunks a thread, step 6 two TMA boxes a block
+    assert got["mma"] == got["swizzle"] == ["78", "0", "16", "6", "32", "/", "16", "/", "0", "/", "0"]
+    assert got["pipeline"] == ["254", "0", "96", "2", "128", "/", "32", "/", "16", "/", "0"]
+    assert got["tma"] == ["213", "0", "193", "1", "128", "/", "32", "/", "0", "/", "2"]
 
 
 def test_section_chart_shows_the_ladder_and_the_cute_bar(section):
@@ -276,10 +320,9 @@ def test_section_chart_shows_the_ladder_and_the_cute_bar(section):
     chart = next(c for c in nb.cells if c.cell_type == "code" and "cute_sgemm_sm80" in c.source)
     assert "image/png" in {k for o in chart.outputs for k in o.get("data", {})}
     assert "alt" in chart.metadata["mystnb"]["image"]
-    # FACTS.md: sgemm_sm80 4096³ half TN = 374 TFLOP/s, cuBLAS 680 in the same run
-    assert 'cute_sgemm_sm80, cute_run_cublas = run.reference["tflops"], run.reference["cublas_tflops_same_run"]' in chart.source
+    assert 'cute_sgemm_sm80 = speed[4096, "f16", CUTE]' in chart.source
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
-    assert "examples/cute/tutorial/sgemm_sm80.cu" in text and "680 TFLOP/s" in text
+    assert "examples/cute/tutorial/sgemm_sm80.cu" in text and "built and timed by the same command" in text
 
 
 def test_section_tile_reuse(section):
@@ -288,9 +331,11 @@ def test_section_tile_reuse(section):
     got = {line.split()[0]: line.split()[1:] for line in lines}
     # a BM x BN tile: 2 BM BN BK flops per 2 (BM + BN) BK bytes; 4096³ is 137.4 GFLOP, and the
     # DRAM ceiling is 4.8 TB/s times the flops per byte; measured: run C's f32 column
-    c = run_c_table()
+    c = run_table()
+    # 256x128: 256 * 128 / 384 = 85.3 flops per byte
     for step, (tile, reuse) in {"naive": ("1x1", 0.5), "smem": ("64x64", 32), "mma": ("64x64", 32),
-                                "swizzle": ("64x64", 32), "pipeline": ("128x128", 64)}.items():
+                                "swizzle": ("64x64", 32), "pipeline": ("128x128", 64),
+                                "tma": ("256x128", 256 * 128 / 384)}.items():
         assert got[step][:2] == [tile, f"{reuse:.1f}"]
         assert float(got[step][2]) == pytest.approx(137.44 / reuse, abs=0.06)
         assert float(got[step][3]) == pytest.approx(4.8 * reuse, abs=0.06)
@@ -354,6 +399,37 @@ def test_section_shows_the_pipelined_main_loop(section):
             "2 blocks per SM (measured)") in loop
 
 
+def test_section_step_6(section):
+    _, out, glued = section
+    prof = output_of(out, "prof5, prof6").splitlines()
+    # docs/benchmarks.md: step 5 tensor pipe 62.6 %, L1/TEX 77.9 %; step 6 80.8 % and 60.6 %
+    assert "tensor pipe busy 62.6 % of the cycles, L1/shared data path 77.9 %" in prof[0]
+    assert "tensor pipe busy 80.8 % of the cycles, L1/shared data path 60.6 %" in prof[1]
+    assert (glued["ch6_gemm_p6_tensor_active"], glued["ch6_gemm_p6_waves"]) == (84.96, 3.88)
+    per_mma = output_of(out, "ktile = {").splitlines()
+    # 64x64 warp tile: per k-block 4 + 4 ldmatrix.x4 of 512 B for 32 MMAs = 128 B; copies: a
+    # 128x128x64 k-tile is 32 KB for 4 warps x 128 MMAs = 64 B, 256x128x64 48 KB for 8 x 128 = 48 B;
+    # (128 + 128) x 8 chunks / 128 threads = 16 cp.async per thread; two boxes per block
+    assert per_mma[0] == ("step 5 (128x128x64, 128 threads): ldmatrix 128 B per MMA; copies 64 B per MMA, "
+                          "issued as 16 cp.async (LDGSTS) per thread and 0 TMA loads (UTMALDG) per block and k-tile")
+    assert per_mma[1] == ("step 6 (256x128x64, 256 threads): ldmatrix 128 B per MMA; copies 48 B per MMA, "
+                          "issued as 0 cp.async (LDGSTS) per thread and 2 TMA loads (UTMALDG) per block and k-tile")
+    loop = output_of(out, "atom = lk.composition(")
+    assert "tc.tma_offset == CuTe's Sw<3,3,3> o (8,64):(64,1) on every 8-row block: True" in loop
+    # chunk c of rows 0-7 lands in slots c ^ r: a permutation of the 8 slots, one wavefront
+    for c in range(8):
+        assert f"chunk {c}: 16-byte slots {[c ^ r for r in range(8)]}" in loop
+    assert loop.count("tma_load_2d(") == 2 and "cp_async" not in loop
+    assert loop.count("32 x mma_m16n8k16_f32f16f16f32(...)") == 4
+    # docs/benchmarks.md: 213 registers, no spills, 193 KB, one block of 256 threads per SM
+    assert "213 registers, 0 bytes spilled, 193 KB of shared memory, 1 block of 256 threads per SM" in loop
+    rate = output_of(out, "rate = record").splitlines()
+    # docs: 608 (4 warps/SM), 615 (8), 623 (32) TFLOP/s with 32 chains; step 6 at 504.5 / 615 = 0.82
+    assert "4 warps/SM 608, 8 warps/SM 615" in rate[1] and "32 warps/SM 623" in rate[1]
+    assert rate[2] == "step 6 at 4096³: 0.82 of the mma.sync ceiling of its occupancy"
+    assert glued["ch6_gemm_mma_ceiling"] == pytest.approx(615, abs=0.5)
+
+
 def test_section_turing_table(section):
     _, out, _ = section
     lines = out["archs = ((9, 0), (7, 5))"].splitlines()[2:]
@@ -362,6 +438,9 @@ def test_section_turing_table(section):
     # plain copies: 16 ld.global.v4 per thread for step 5, (128 + 128) x 64 x 2 B = 32 KB
     assert got["mma"] == got["swizzle"] == ["32", "64", "0", "0", "8", "8", "16", "KB", "16", "KB"]
     assert got["pipeline"] == ["128", "256", "48", "0", "0", "16", "96", "KB", "32", "KB"]
+    refusals = output_of(out, "A, B = np.zeros((256, 64)").splitlines()
+    assert refusals == [f"DeviceError arch: step 'tma' needs compute capability >= sm_90, this GPU is sm_{sm}"
+                        for sm in (75, 80)]
 
 
 def test_section_prose_figures_are_the_committed_measurements():

@@ -116,3 +116,44 @@ def test_bad_arguments_are_named():
         kernels.offset_table(3, "A")
     with pytest.raises(DeviceError, match="backend must be"):
         kernels.run_capstone(a_offset=a_right, backend="tpu")
+
+
+CUDASIM_SCRIPT = r"""
+import json, sys
+sys.path.insert(0, sys.argv[1])
+import test_grading_kernels as t
+from labkit.grading import kernels
+right = kernels.run_capstone(a_offset=t.a_right, b_offset=t.b_right, backend="cudasim")
+print(json.dumps({"backends": right.backends, "correct": right.correct}))
+"""
+
+
+@pytest.mark.slow
+def test_the_numba_kernel_runs_the_addresses_under_the_cuda_simulator():
+    """The same kernel source a GPU runs, under numba's simulator with labkit's PTX twins."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1",
+           "PYTHONPATH": os.pathsep.join([str(here.parent), os.environ.get("PYTHONPATH", "")])}
+    done = subprocess.run([sys.executable, "-c", CUDASIM_SCRIPT, str(here)], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out == {"backends": ["sim", "cudasim"], "correct": True}
+
+
+@pytest.mark.gpu
+def test_on_a_gpu_the_thread_block_runs_there_too():
+    from labkit.cuda.launch import device_sm
+
+    if device_sm() < 80:
+        pytest.skip("sgemm_sm80's thread block needs sm_80 (cp.async, mma m16n8k16)")
+    right = kernels.run_capstone(a_offset=a_right, b_offset=b_right)
+    assert right.backends == ("sim", "gpu") and right.correct
+    wrong = kernels.run_capstone(a_offset=a_drawing_order)
+    assert wrong.backends == ("sim", "gpu") and not wrong.correct

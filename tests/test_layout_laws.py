@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -113,6 +114,10 @@ def draw_chunks(draw, digits, static_p=0.5, keep_all=False):
     return leaves
 
 
+def static_strides(leaves):
+    return [(s, S(int(d))) for s, d in leaves]
+
+
 @st.composite
 def chunk_layouts(draw, static_p=0.5, max_size=256, radices=(2, 2, 2, 3, 4)):
     """Injective layouts whose strides nest (complementable): runs of a digit space."""
@@ -186,6 +191,12 @@ def complement_case(draw):
 @given(complement_case())
 def test_complement_disjoint_ordered_and_covering(case):
     L, cot = case
+    F = lk.filter(L)
+    if len(F) > 1 and not lk.is_static(F.stride):
+        # CuTe: static_assert "Dynamic-stride complement only for rank-1 layouts"
+        with pytest.raises(lk.LayoutError, match="Dynamic-stride complement"):
+            lk.complement(L, cot)
+        return
     C = lk.complement(L, cot)
     lv, cv = vals(L), vals(C)
     assert set(lv) & set(cv) == {0}
@@ -195,7 +206,7 @@ def test_complement_disjoint_ordered_and_covering(case):
     assert all(a[1] < b[1] for a, b in zip(fs, fs[1:])), C           # strides increase
     if not isinstance(cot, tuple):
         # (a shape cotarget is divided mode by mode, ceil_div((2,6), 3) = (1,3), and may fall
-        # short; logical_divide refuses those tilers)
+        # short)
         assert int(lk.size(L)) * int(lk.size(C)) >= int(cot)
     both = sorted(x + y for x in lv for y in cv)                     # (L, C) is injective
     assert len(set(both)) == len(both)
@@ -259,7 +270,8 @@ def divisible(draw):
     L = draw(layouts(negative=True))
     digits = digits_of(flatten_tuple(L.shape))
     assume(digits)
-    T = lk.make_layout(*nest(draw, draw_chunks(draw, digits)))
+    # static strides: CuTe complements a tiler of rank > 1 only when its strides are static
+    T = lk.make_layout(*nest(draw, static_strides(draw_chunks(draw, digits))))
     return L, T
 
 
@@ -270,7 +282,7 @@ def test_logical_divide_permutes_the_domain(case):
     D = lk.logical_divide(L, T)
     n = int(lk.size(L))
     assert int(lk.size(D)) == n and int(lk.size(D[0])) == int(lk.size(T))
-    perm = lk.make_layout(T, lk.complement(T, L.shape))
+    perm = lk.make_layout(T, lk.complement(T, lk.coalesce(L).shape))
     pv = vals(perm)
     assert sorted(pv) == list(range(n))
     assert vals(D) == [L(p) for p in pv]
@@ -290,7 +302,7 @@ def divisible_by_mode(draw):
         digits = digits_of(flatten_tuple(L[i].shape))
         kind = draw(st.sampled_from(["layout", "int", "_"])) if digits else "_"
         if kind == "layout":
-            tiler.append(lk.make_layout(*nest(draw, draw_chunks(draw, digits))))
+            tiler.append(lk.make_layout(*nest(draw, static_strides(draw_chunks(draw, digits)))))
         elif kind == "int":
             # a leading run of digits: n:_1
             k = draw(st.integers(1, len(digits)))
@@ -312,7 +324,7 @@ def test_divide_by_mode(case):
             assert str(D[i]) == str(L[i])
             continue
         T = t if isinstance(t, lk.Layout) else lk.make_layout(t, S(1))
-        perm = vals(lk.make_layout(T, lk.complement(T, L[i].shape)))
+        perm = vals(lk.make_layout(T, lk.complement(T, lk.coalesce(L[i]).shape)))
         assert vals(D[i]) == [L[i](p) for p in perm]
     if lk._ not in tiler:
         Z = lk.zipped_divide(L, tiler)
@@ -350,10 +362,26 @@ def product_case(draw):
     return B, T, static, False
 
 
+def zip_accepts(a, b):
+    """CuTe's zip(a, b) compiles when a's shape is not a tuple, or b's has a's rank."""
+    return not isinstance(a.shape, tuple) or (isinstance(b.shape, tuple)
+                                              and len(b.shape) == len(a.shape))
+
+
+def padded(L, R):
+    return lk.append(L, n=R) if len(L) < R else L
+
+
 @SETTINGS
 @given(product_case())
 def test_logical_product_is_shifted_copies(case):
     B, T, static, disjoint = case
+    F = lk.filter(B)
+    if len(F) > 1 and not lk.is_static(F.stride):
+        # CuTe: the block's complement needs static strides when it has several modes
+        with pytest.raises(lk.LayoutError, match="Dynamic-stride complement"):
+            lk.logical_product(B, T)
+        return
     P = lk.logical_product(B, T)
     nb, nt = int(lk.size(B)), int(lk.size(T))
     assert int(lk.size(P)) == nb * nt and str(P[0]) == str(B)
@@ -371,13 +399,18 @@ def test_logical_product_is_shifted_copies(case):
     if len(set(vals(T))) == nt:                                   # injective tiler
         assert len(image) == nb * nt
     ref = sorted(vals(P))
-    others = [lk.zipped_product(B, T), lk.tiled_product(B, T), lk.flat_product(B, T)]
-    if static:
-        # with run-time values CuTe's blocked/raked products can meet unequal ranks in zip
-        others += [lk.blocked_product(B, T), lk.raked_product(B, T)]
-        assert len(others[-1]) == max(len(B), len(T))
-    for other in others:
+    for other in [lk.zipped_product(B, T), lk.tiled_product(B, T), lk.flat_product(B, T)]:
         assert sorted(vals(other)) == ref
+    # blocked/raked zip the padded block with its product; CuTe's zip needs equal ranks
+    R = max(len(B), len(T))
+    Pr = lk.logical_product(padded(B, R), padded(T, R))
+    for fn, (a, b) in ((lk.blocked_product, (Pr[0], Pr[1])), (lk.raked_product, (Pr[1], Pr[0]))):
+        if zip_accepts(a, b):
+            Z = fn(B, T)
+            assert sorted(vals(Z)) == ref and len(Z) == (len(a) if isinstance(a.shape, tuple) else 1)
+        else:
+            with pytest.raises(lk.LayoutError, match="Mismatched Ranks"):
+                fn(B, T)
 
 
 # --------------------------------------------------------------------------- text

@@ -3,6 +3,7 @@ the first lab, and the first graded exercise."""
 
 from __future__ import annotations
 
+import ast
 import re
 import tomllib
 from pathlib import Path
@@ -128,19 +129,26 @@ def all_notebooks() -> list[Path]:
     return [p for p in found if ".ipynb_checkpoints" not in p.parts]
 
 
-def is_answer_cell(source: str) -> bool:
-    """A graded question may ask the learner to write a function: the master marks the answer
-    ``# BEGIN SOLUTION``, the handed-out copy leaves its body as ``...``."""
-    return "# BEGIN SOLUTION" in source or bool(re.search(r"^\s+\.\.\.\s*$", source, flags=re.M))
+def _is_learner_answer(node: ast.FunctionDef, source: str) -> bool:
+    """A function the learner writes: handed out with a body of ``...``, or an otter solution."""
+    body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
+                                         and isinstance(n.value.value, str))]
+    if (len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+            and body[0].value.value is Ellipsis):
+        return True
+    return "# BEGIN SOLUTION" in (ast.get_source_segment(source, node) or "")
 
 
 @pytest.mark.parametrize("path", all_notebooks(), ids=lambda p: str(p.relative_to(REPO)))
 def test_notebooks_import_labkit_and_define_no_helpers(path):
     graded = path.is_relative_to(REPO / "exercises") or path.is_relative_to(REPO / "solutions")
     for source in code_cells(path):
-        if graded and is_answer_cell(source):
-            continue
-        assert not re.search(r"^\s*(def|class)\s", source, flags=re.M), source
+        code = "\n".join(line for line in source.splitlines() if not line.lstrip().startswith(("%", "!")))
+        for node in ast.walk(ast.parse(code)):
+            if isinstance(node, ast.ClassDef) or (
+                    isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and not (graded and _is_learner_answer(node, code))):
+                raise AssertionError(f"{path.name} defines {node.name!r}; helpers belong in labkit:\n{source}")
 
 
 @pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)

@@ -123,15 +123,3 @@ def test_chapter_6_pages_are_short_enough(page):
     assert not re.search(r"^\s*(def|class)\s", source, re.M)
     assert "import re\n" not in source and "re.findall" not in source and "re.search" not in source, page
 
-
-def test_widgets_without_a_kernel_point_to_colab(badges):
-    from docutils import nodes
-    doc = nodes.section()
-    doc += nodes.raw("", '<script type="application/vnd.jupyter.widget-view+json">{"model_id": "x"}</script>',
-                     format="html")
-    doc += nodes.raw("", "<p>other output</p>", format="html")
-    badges._note_widgets(doc)
-    texts = [n.astext() for n in doc.findall(nodes.raw)]
-    assert texts[1] == "<p>other output</p>" and "Colab" in texts[0] and "widget-view" not in texts[0]
-    # the pages load no widget scripts from a CDN
-    assert CONFIG["sphinx"]["config"]["nb_ipywidgets_js"] == {}

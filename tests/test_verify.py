@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from labkit.cli import verify
+from labkit.driver import cuda_device_count
 from labkit.sim import fragment_trace as sim_trace
 
 REPO = Path(__file__).resolve().parents[1]
@@ -27,7 +28,7 @@ def _cli(*args, simulated=None):
 
 @pytest.fixture(scope="module")
 def cpu_run():
-    if verify._gpu_count() > 0:
+    if cuda_device_count() > 0:
         pytest.skip("a GPU is present: the automatic run would use it")
     return _cli("--n", "2")
 

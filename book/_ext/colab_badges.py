@@ -3,8 +3,6 @@
 * Every page made from a notebook of the repository (the labs in ``notebooks/``, the exercises
   in ``exercises/``) gets a button under its title that opens that notebook in Colab.
 * A chapter names its lab with the directive ``{colab-badge} notebooks/NN_name.ipynb``.
-* A lab's ipywidgets need a running kernel: where a page would show an empty widget, it says so
-  and points to Colab.
 * The theme's own "Colab" launch button (``launch_buttons.colab_url``) would open a chapter's
   Markdown source, which Colab cannot run: on a chapter it is pointed at the chapter's lab (the
   first ``{colab-badge}`` of the page), and pages with no lab lose it.
@@ -66,21 +64,10 @@ class ColabBadge(Directive):
         return [nodes.raw("", badge_html(url, label), format="html")]
 
 
-WIDGET_NOTE = ('<p class="widget-note"><em>An interactive widget is here when the notebook runs: open it in '
-               'Colab (button at the top) or in Jupyter to use it.</em></p>')
-
-
-def _note_widgets(doctree):
-    for node in list(doctree.findall(nodes.raw)):
-        if "application/vnd.jupyter.widget-view+json" in node.astext():
-            node.replace_self(nodes.raw("", WIDGET_NOTE, format="html"))
-
-
 def _insert_notebook_badges(app, doctree):
     docname = app.env.docname
     if not docname.startswith(AUTO_FOLDERS) or not app.env.doc2path(docname).endswith(".ipynb"):
         return
-    _note_widgets(doctree)
     url = colab_url(*_repository(app.config), f"{docname}.ipynb")
     what = "lab" if docname.startswith("notebooks") else "exercise"
     badge = nodes.raw("", badge_html(url, f"Open this {what} in Colab"), format="html")

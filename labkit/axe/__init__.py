@@ -13,10 +13,9 @@ from .axes import HARDWARE_AXES, MEMORY_AXIS
 from .blockscaled import MXFP8, NVFP4, BlockScaledFormat, block_scaled_mma, decode_float
 from .convert import axe_from_cute, axe_from_tv
 from .iters import AxeIter
-from .layout import AxeLayout
+from .layout import AxeLayout, parse_axe
 from .models import *  # noqa: F401,F403
 from .models import __all__ as _models_all
-from .text import parse_axe
 
 __all__ = [
     "AxeIter",

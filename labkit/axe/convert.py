@@ -33,6 +33,8 @@ def _leaves(shape, stride, argument, path="mode"):
 
 
 def _shape_stride(layout, argument):
+    # Any CuTe layout is accepted by what it has (labkit's, pycute's, CuTe DSL's): .shape and
+    # .stride; a composed one (.layout_a/.layout_b) is refused.
     if hasattr(layout, "layout_a") or hasattr(layout, "layout_b"):
         raise LayoutError(
             f"{argument}: a composed (swizzled) layout is not affine; convert its layout_b and "

@@ -14,8 +14,9 @@ from .axes import (
     _check_int,
 )
 from .iters import AxeIter
+from .text import format_axe, read_axe
 
-__all__ = ["AxeLayout"]
+__all__ = ["AxeLayout", "parse_axe"]
 
 
 def _as_iters(items, argument, *, allow_empty):
@@ -101,10 +102,7 @@ class AxeLayout:
         if isinstance(D, str):
             if R != () or O is not None:
                 raise LayoutError("D: a layout text already holds R and O; pass the text alone")
-            from .text import parse_axe
-
-            parsed = parse_axe(D)
-            D, R, offset = parsed._D, parsed._R, parsed._O
+            D, R, offset = read_axe(D)
         else:
             offset = _as_offset(O, "O")
         self._init(D, R, offset)
@@ -439,9 +437,32 @@ class AxeLayout:
         return hash(self._key())
 
     def __str__(self):
-        from .text import format_axe
-
         return format_axe(self)
 
     def __repr__(self):
         return f"AxeLayout({str(self)!r})"
+
+
+def parse_axe(text):
+    """Read the text form of an Axe layout; ``str`` of the result gives the text back.
+
+    ``S[(e0,...,en-1):(s0,...,sn-1)]`` is the shard part; each stride is ``s@axis``, or a bare
+    ``s`` meaning ``s@m``. ``+ R[...]`` (same form) adds replicas, ``+ O[v@axis]`` (or
+    ``O[(v@a,w@b)]``) a fixed offset. A single iter or offset is written without parentheses.
+
+    The logical index unflattens **lexicographically**, last extent fastest: in
+    ``S[(2,3):(3,1)]`` index 1 is the digits (0,1) and lands on 1, whereas CuTe's
+    colexicographic ``(2,3):(3,1)`` reads index 1 as (1,0) and gives 3.
+
+    >>> import labkit as lk
+    >>> L = lk.parse_axe("S[(4, 2, 2, 4) : (16, 4, 8, 1)]")
+    >>> print(L)
+    S[(4,2,2,4):(16,4,8,1)]
+    >>> L(29)                                   # (i, j) = (3, 5): digits (1,1,1,1)
+    [{'m': 29}]
+    >>> lk.parse_axe("S[(2,3):(3,1)]")(1)
+    [{'m': 1}]
+    >>> print(lk.parse_axe("S[(2,4,8):(1@gpuid_y,8@m,1@m)]+O[1@gpuid_x]"))
+    S[(2,4,8):(1@gpuid_y,8@m,1@m)] + O[1@gpuid_x]
+    """
+    return AxeLayout._from_parts(*read_axe(text))

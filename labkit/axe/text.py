@@ -1,13 +1,17 @@
-"""The text form of Axe layouts: ``S[(shape):(strides)] + R[(shape):(strides)] + O[offsets]``."""
+"""The text form of Axe layouts: ``S[(shape):(strides)] + R[(shape):(strides)] + O[offsets]``.
+
+Pure syntax: :func:`read_axe` turns text into iters and offsets, :func:`format_axe` writes a
+layout's parts back. :mod:`labkit.axe.layout` builds on it (``AxeLayout(text)``, ``str``,
+:func:`~labkit.axe.parse_axe`); this module knows nothing of the layout class.
+"""
 
 import re
 
 from ..errors import LayoutError
 from .axes import MEMORY_AXIS
 from .iters import AxeIter
-from .layout import AxeLayout
 
-__all__ = ["parse_axe"]
+__all__ = ["read_axe", "format_axe"]
 
 _TOKEN = re.compile(
     r"\s*(?:(?P<int>-?\d+)|(?P<name>[A-Za-z_][A-Za-z0-9_]*)|(?P<punct>[()\[\]:,@+]))"
@@ -107,27 +111,14 @@ class _Reader:
         ]
 
 
-def parse_axe(text):
-    """Read the text form of an Axe layout; ``str`` of the result gives the text back.
+def read_axe(text):
+    """The parts of an Axe layout's text: ``(shard iters, replica iters, offset triples)``.
 
-    ``S[(e0,...,en-1):(s0,...,sn-1)]`` is the shard part; each stride is ``s@axis``, or a bare
-    ``s`` meaning ``s@m``. ``+ R[...]`` (same form) adds replicas, ``+ O[v@axis]`` (or
-    ``O[(v@a,w@b)]``) a fixed offset. A single iter or offset is written without parentheses.
+    :func:`labkit.axe.parse_axe` builds the layout from them.
 
-    The logical index unflattens **lexicographically**, last extent fastest: in
-    ``S[(2,3):(3,1)]`` index 1 is the digits (0,1) and lands on 1, whereas CuTe's
-    colexicographic ``(2,3):(3,1)`` reads index 1 as (1,0) and gives 3.
-
-    >>> import labkit as lk
-    >>> L = lk.parse_axe("S[(4, 2, 2, 4) : (16, 4, 8, 1)]")
-    >>> print(L)
-    S[(4,2,2,4):(16,4,8,1)]
-    >>> L(29)                                   # (i, j) = (3, 5): digits (1,1,1,1)
-    [{'m': 29}]
-    >>> lk.parse_axe("S[(2,3):(3,1)]")(1)
-    [{'m': 1}]
-    >>> print(lk.parse_axe("S[(2,4,8):(1@gpuid_y,8@m,1@m)]+O[1@gpuid_x]"))
-    S[(2,4,8):(1@gpuid_y,8@m,1@m)] + O[1@gpuid_x]
+    >>> shard, replica, offset = read_axe("S[(4,2):(2,1)] + O[3@gpuid]")
+    >>> [it.extent for it in shard], replica, offset
+    ([4, 2], (), (('gpuid', 3, True),))
     """
     if not isinstance(text, str):
         raise LayoutError(
@@ -158,4 +149,4 @@ def parse_axe(text):
                     reader.fail(f"O[...] names axis {axis!r} twice")
                 offset.append((axis, value, tagged))
         reader.take(value="]", what=f"']' to close {part}[...]")
-    return AxeLayout._from_parts(shard, replica or (), offset or ())
+    return shard, tuple(replica or ()), tuple(offset or ())

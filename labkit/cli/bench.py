@@ -4,14 +4,18 @@ For each size (M = N = K) and accumulator, every step is checked once against a 
 reference on fresh random inputs (C poisoned with NaN first), then timed: warm-up
 launches, then at least ``--reps`` launches each between two CUDA events, cycling through
 ``--sets`` input sets so the L2 cache cannot hold the operands; the figure is the median.
-cuBLAS (through torch, else cupy) runs in the same process on the same inputs.
+cuBLAS (through torch, else cupy) runs in the same process on the same inputs. With
+``--anchor``, CuTe's own ``sgemm_sm80`` tutorial kernel is built with nvcc (in the background,
+while the ladder runs) and timed in the same session (:mod:`labkit.cuda.kernels.gemm_anchor`);
+without nvcc the benchmark says so and goes on. Each tensor-core kernel's registers, spills,
+shared memory and SASS instruction mix per k-tile are read from the compiled kernel.
 A step whose 20 repetitions would take longer than ``--max-seconds`` runs fewer, and the
 table says so.
 
 >>> from labkit.cli.bench import parse_args
 >>> a = parse_args(["gemm", "--sizes", "256", "--steps", "mma,pipeline"])
->>> a.sizes, a.steps, a.reps
-([256], ['mma', 'pipeline'], 20)
+>>> a.sizes, a.steps, a.reps, a.anchor
+([256], ['mma', 'pipeline'], 20, False)
 """
 
 from __future__ import annotations
@@ -54,7 +58,8 @@ def parse_args(argv):
     p.add_argument("--acc", type=_csv_list, default=["f32", "f16"],
                    help="accumulators, comma-separated: f32, f16 (default both)")
     p.add_argument("--configs", type=_csv_list, default=None,
-                   help="pipeline configurations to time (names from gemm_pipeline.CONFIGS)")
+                   help="configurations to time for steps that have several (names from the "
+                        "step module's CONFIGS, e.g. gemm_pipeline.CONFIGS)")
     p.add_argument("--reps", type=int, default=20, help="timed launches per step (default 20)")
     p.add_argument("--warmup", type=int, default=5, help="untimed launches first (default 5)")
     p.add_argument("--sets", type=int, default=4, help="input sets cycled through (default 4)")
@@ -62,9 +67,10 @@ def parse_args(argv):
                    help="time a slow step fewer than --reps times when they would take longer")
     p.add_argument("--csv", default=None, help="also write the results to this CSV file")
     p.add_argument("--no-cublas", action="store_true", help="leave cuBLAS out")
+    p.add_argument("--anchor", action="store_true",
+                   help="also build CuTe's sgemm_sm80 with nvcc and time it in the same session")
     p.add_argument("--sass", default=None, metavar="DIR",
-                   help="write each tensor-core kernel's SASS to DIR and print its registers, "
-                        "spills and instruction mix")
+                   help="also keep each tensor-core kernel's SASS in DIR")
     args = p.parse_args(argv)
     for s in args.steps:
         if s not in STEPS:
@@ -284,11 +290,31 @@ def _header(backend):
     return lines
 
 
+TC_STEPS_REPORTED = ("HMMA", "LDSM", "LDGSTS", "UTMALDG")
+
+
+def _variants(args):
+    """(step, options, label) for every kernel to time."""
+    from labkit.cuda.kernels import gemm as ladder
+
+    variants = []
+    for step in args.steps:
+        mod = ladder.step_module(step)
+        configs = getattr(mod, "CONFIGS", None)
+        if configs:
+            names = [n for n in (args.configs or []) if n in configs] or [mod.DEFAULT]
+            variants += [(step, {"config": n}, f"{step}[{n}]") for n in names]
+        else:
+            variants.append((step, {}, step))
+    return variants
+
+
 def run_gemm(args, out=sys.stdout):
     """Run the GEMM benchmark described by ``args``; return the result rows."""
     from numba import cuda
 
     from labkit.cuda.kernels import gemm as ladder
+    from labkit.cuda.kernels.gemm_anchor import Anchor
     from labkit.cuda.kernels.gemm_common import device_arch, output_dtype, simulated, tolerance
     from labkit.errors import DeviceError
 
@@ -298,23 +324,22 @@ def run_gemm(args, out=sys.stdout):
     backend = _backend()
     for line in _header(backend):
         print(line, file=out)
+    anchor = None
+    if args.anchor:
+        anchor = Anchor(arch)
+        anchor.start()
+        print(f"anchor: {anchor.reason}" if anchor.reason else
+              f"anchor: building CuTe's sgemm_sm80: {' '.join(anchor.command)}", file=out, flush=True)
     torch = getattr(backend, "torch", None)
     rows = []
+    reports = {}
+    variants = _variants(args)
     for size in args.sizes:
         M = N = K = size
         sets = [backend.operands(M, N, K, seed=1000 * size + i) for i in range(args.sets)]
         dev_sets = [(backend.view(A), backend.view(B)) for A, B in sets]
         ref = backend.reference(*sets[0])
         cuda.synchronize()
-        variants = []
-        for step in args.steps:
-            if step == "pipeline":
-                from labkit.cuda.kernels import gemm_pipeline
-
-                names = args.configs or [gemm_pipeline.DEFAULT]
-                variants += [(step, {"config": n}, f"pipeline[{n}]") for n in names]
-            else:
-                variants.append((step, {}, step))
         for acc in args.acc:
             C = cuda.device_array((M, N), output_dtype(acc))
             for step, options, label in variants:
@@ -337,14 +362,16 @@ def run_gemm(args, out=sys.stdout):
                 note = ""
                 if used < args.reps:
                     note = f"{used} reps: {args.reps} would take {projected:.0f} s"
-                rows.append(dict(size=size, acc=acc, step=label, ms=med, best_ms=best,
-                                 tflops=flops(M, N, K) / med / 1e9, reps=used, rel_err=err,
-                                 ok=ok, note=note, compile_s=compile_s))
-                print(f"{label:>24} {acc} {size}: {rows[-1]['tflops']:8.1f} TFLOP/s "
+                row = dict(size=size, acc=acc, step=label, ms=med, best_ms=best,
+                           tflops=flops(M, N, K) / med / 1e9, reps=used, rel_err=err,
+                           ok=ok, note=note, compile_s=compile_s)
+                rows.append(row)
+                print(f"{label:>28} {acc} {size}: {row['tflops']:8.1f} TFLOP/s "
                       f"median {med:.3f} ms (of {used}), rel err {err:.2e} {'ok' if ok else 'FAIL'}",
                       file=out, flush=True)
-                if args.sass and step in ("mma", "swizzle", "pipeline") and size == args.sizes[0]:
-                    _report(step, acc, arch, options, label, args.sass, out)
+                if hasattr(ladder.step_module(step), "kernel_config") and (label, acc) not in reports:
+                    reports[label, acc] = _report(step, acc, arch, options, label, args.sass, out)
+                row.update(_report_columns(reports.get((label, acc))))
         if not args.no_cublas:
             pairs = [backend.cublas(A, B) for A, B in sets]
             if pairs[0][0] is not None:
@@ -360,41 +387,96 @@ def run_gemm(args, out=sys.stdout):
                                  best_ms=best, tflops=flops(M, N, K) / med / 1e9, reps=used,
                                  rel_err=err, ok=err <= tolerance("f32", K) + 2.0**-11,
                                  note="fp16 out", compile_s=0.0))
-                print(f"{rows[-1]['step']:>24} f32 {size}: {rows[-1]['tflops']:8.1f} TFLOP/s "
+                print(f"{rows[-1]['step']:>28} f32 {size}: {rows[-1]['tflops']:8.1f} TFLOP/s "
                       f"median {med:.3f} ms, rel err {err:.2e}", file=out, flush=True)
         del sets, dev_sets, ref
+        if anchor is not None:
+            rows += _anchor_rows(anchor, size, out)
     _table(rows, out)
     if args.csv:
+        fields = []
+        for r in rows:
+            fields += [k for k in r if k not in fields]
         with open(args.csv, "w", newline="") as f:
-            w = csv.DictWriter(f, fieldnames=list(rows[0]) + ["vs_cublas"] if rows else ["size"])
+            w = csv.DictWriter(f, fieldnames=fields + ["vs_cublas", "vs_cute"])
             w.writeheader()
             for r in rows:
-                w.writerow(dict(r, vs_cublas=_ratio(rows, r)))
+                w.writerow(dict(r, vs_cublas=_ratio(rows, r, "cuBLAS"), vs_cute=_ratio(rows, r, "CuTe")))
     return rows
 
 
+def _anchor_rows(anchor, size, out):
+    """Time CuTe's sgemm_sm80 at ``size``³ (after its background build); a row, or none."""
+    if anchor.reason is None:
+        t0 = time.time()
+        if anchor.wait():
+            print(f"anchor: sgemm_sm80 built (waited {time.time() - t0:.0f} s)", file=out, flush=True)
+    if anchor.reason is not None:
+        if not getattr(anchor, "said", False):
+            print(f"anchor: {anchor.reason}", file=out, flush=True)
+            anchor.said = True
+        return []
+    try:
+        tflops, ms, _ = anchor.run(size, size, size)
+    except Exception as e:  # a failed run is reported, the rest of the table stands
+        print(f"anchor: {e}", file=out, flush=True)
+        return []
+    row = dict(size=size, acc="f16", step="CuTe sgemm_sm80 (nvcc)", ms=ms, best_ms=ms, tflops=tflops,
+               reps=100, rel_err=float("nan"), ok=True,
+               note="its own timing: mean of 100 launches on one input set; fp16 accumulate",
+               compile_s=0.0)
+    print(f"{row['step']:>28} f16 {size}: {tflops:8.1f} TFLOP/s mean {ms:.3f} ms (of 100)",
+          file=out, flush=True)
+    return [row]
+
+
 def _report(step, acc, arch, options, label, folder, out):
-    """Print registers, spills and the SASS instruction mix of one kernel; keep its SASS."""
+    """Registers, spills, shared memory and SASS instruction mix of one kernel (printed)."""
     import os
 
     from labkit.cuda.kernels import gemm as ladder
 
-    os.makedirs(folder, exist_ok=True)
-    safe = "".join(ch if ch.isalnum() else "_" for ch in label)
-    path = os.path.join(folder, f"{safe}_{acc}.sass")
+    path = None
+    if folder:
+        os.makedirs(folder, exist_ok=True)
+        safe = "".join(ch if ch.isalnum() else "_" for ch in label)
+        path = os.path.join(folder, f"{safe}_{acc}.sass")
     rep = ladder.kernel_report(step, acc, arch, sass_path=path, **options)
-    mix = rep["mix"]
-    keys = ("HMMA", "LDSM", "LDGSTS", "LDG", "STS", "STG", "BAR", "LDL", "STL")
-    print(f"{'':>24} {label} {acc}: {rep['regs']} registers, {rep['local_bytes']} bytes local "
-          f"(spills), {rep['dynamic_smem']} bytes dynamic smem, {rep['threads']} threads, "
-          f"{rep['ctas_per_sm']} CTAs/SM; SASS "
-          + ", ".join(f"{k} {mix.get(k, 0)}" for k in keys) + f", total {sum(mix.values())}",
+    k = rep["per_ktile"]
+    mix = ", ".join(f"{n} {k.get(n, 0):g}" for n in TC_STEPS_REPORTED + ("BAR",)) + f", total {k.get('total', 0):g}"
+    print(f"{'':>28} {label} {acc}: {rep['regs']} registers, {rep['local_bytes']} bytes local "
+          f"(spills), {rep['dynamic_smem'] + rep['static_smem']} bytes smem, {rep['threads']} threads, "
+          f"{rep['ctas_per_sm']} CTAs/SM; SASS per k-tile (one warp): {mix}"
+          + (f" [{rep['sass_from']}]" if rep["sass_from"] else " [no disassembler]"),
           file=out, flush=True)
+    return rep
 
 
-def _ratio(rows, r):
-    cub = [x for x in rows if x["size"] == r["size"] and x["step"].startswith("cuBLAS")]
-    return f"{r['tflops'] / cub[0]['tflops']:.3f}" if cub else ""
+def _report_columns(rep):
+    if rep is None:
+        return {}
+    k = rep["per_ktile"]
+    cols = dict(regs=rep["regs"], local_bytes=rep["local_bytes"],
+                smem_bytes=rep["dynamic_smem"] + rep["static_smem"], threads=rep["threads"],
+                ctas_per_sm=rep["ctas_per_sm"])
+    for n in TC_STEPS_REPORTED:
+        cols[f"{n.lower()}_per_ktile"] = k.get(n, 0) if k else ""
+    cols["sass_per_ktile"] = k.get("total", "") if k else ""
+    return cols
+
+
+def _ratio(rows, r, prefix="cuBLAS"):
+    ref = [x for x in rows if x["size"] == r["size"] and x["step"].startswith(prefix)]
+    return f"{r['tflops'] / ref[0]['tflops']:.3f}" if ref else ""
+
+
+def _num(v):
+    """A count for the table: '12', '12.5', or '—' when the SASS was not read.
+
+    >>> _num(12.0), _num(0), _num(""), _num(None)
+    ('12', '0', '—', '—')
+    """
+    return "—" if v in ("", None) else f"{float(v):g}"
 
 
 def _table(rows, out):
@@ -407,22 +489,31 @@ def _table(rows, out):
         if k not in keys:
             keys.append(k)
     print("", file=out)
-    head = f"| {'step':<24} | acc | " + " | ".join(f"{s}³ TFLOP/s | vs cuBLAS" for s in sizes) + " | notes |"
+    head = (f"| {'step':<28} | acc | "
+            + " | ".join(f"{s}³ TFLOP/s | vs cuBLAS | vs CuTe" for s in sizes)
+            + " | regs | spills (B) | smem (KB) | CTAs/SM | HMMA / LDSM / LDGSTS / UTMALDG per k-tile | notes |")
     print(head, file=out)
-    print("|" + "---|" * (3 + 2 * len(sizes)), file=out)
+    print("|" + "---|" * (8 + 3 * len(sizes)), file=out)
     for step, acc in keys:
-        cells, notes = [], []
+        cells, notes, info = [], [], None
         for s in sizes:
             r = [x for x in rows if (x["step"], x["acc"], x["size"]) == (step, acc, s)]
             if r:
                 r = r[0]
+                info = info or (r if "regs" in r else None)
                 mark = "" if r["ok"] else " (WRONG)"
-                cells += [f"{r['tflops']:.1f}{mark}", _ratio(rows, r)]
-                if r["note"] and not r["step"].startswith("cuBLAS"):
+                cells += [f"{r['tflops']:.1f}{mark}", _ratio(rows, r, "cuBLAS"), _ratio(rows, r, "CuTe")]
+                if r["note"] and not r["step"].startswith(("cuBLAS", "CuTe")):
                     notes.append(f"{s}: {r['note']}")
             else:
-                cells += ["—", ""]
-        print(f"| {step:<24} | {acc} | " + " | ".join(cells) + f" | {'; '.join(notes)} |", file=out)
+                cells += ["—", "", ""]
+        if info:
+            mix = " / ".join(_num(info.get(n.lower() + "_per_ktile")) for n in TC_STEPS_REPORTED)
+            cells += [str(info["regs"]), str(info["local_bytes"]), f"{info['smem_bytes'] / 1024:g}",
+                      str(info["ctas_per_sm"]), mix]
+        else:
+            cells += ["", "", "", "", ""]
+        print(f"| {step:<28} | {acc} | " + " | ".join(cells) + f" | {'; '.join(notes)} |", file=out)
 
 
 def main(argv=None):

@@ -34,6 +34,8 @@ def _parser() -> argparse.ArgumentParser:
                     help="with --assign: do not run the masters against their own tests")
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="seconds one submission may run (default 300)")
+    ap.add_argument("-j", "--jobs", type=int, default=None,
+                    help="submissions graded at a time (default: the number of CPUs, at most 8)")
     ap.add_argument("-v", "--verbose", action="store_true",
                     help="also print each lost question and why")
     return ap
@@ -67,7 +69,8 @@ def main(argv=None) -> int:
         ap.print_usage(sys.stderr)
         print("labkit grade: give at least one notebook or zip to grade", file=sys.stderr)
         return 2
-    reports = grade(_expand(args.submissions), [Path(d) for d in args.autograder], args.timeout)
+    reports = grade(_expand(args.submissions), [Path(d) for d in args.autograder], args.timeout,
+                    args.jobs)
     failed = 0
     for r in reports:
         if r.exercise is None:

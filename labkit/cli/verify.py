@@ -37,10 +37,21 @@ import subprocess
 import sys
 import time
 
+import importlib.metadata as md
+
 import numpy as np
 
+from labkit.atoms import copy_atom, mma_atom
 from labkit.atoms.instructions import LDMATRIX, MMA, instruction
 from labkit.driver import cuda_device_count
+from labkit.errors import DeviceError
+from labkit.layout import size
+from labkit.sim import fragment_trace as st
+from labkit.sim import from_bits, mma_spec, pack_fragment, to_bits, unpack_fragment
+from labkit.sim import numbers as nb
+
+# numba (labkit.cuda, labkit.lab and the kernels) is imported inside the functions that need it:
+# main() first decides between the GPU and the CUDA simulator, which numba reads once, at import.
 
 __all__ = ["main", "MMA_ATOMS", "LDMATRIX_ATOMS", "ldmatrix_prediction", "mma_prediction"]
 
@@ -65,12 +76,10 @@ def _tv_table(layout, threads, values):
 def ldmatrix_prediction(variant: str, images, offsets) -> np.ndarray:
     """Registers ``(W, 32, num)`` that the copy atom's Src/Dst layouts predict for ldmatrix
     ``variant`` on ``images (W, region)`` (uint16) with row offsets ``offsets (W, 32)``."""
-    import labkit as lk
-
-    atom = lk.copy_atom(LDMATRIX_ATOMS[variant], "f16")
+    atom = copy_atom(LDMATRIX_ATOMS[variant], "f16")
     src, dst = atom.layout_src, atom.layout_dst
-    n_src_v = int(lk.size(src[1]))
-    n_dst_v = int(lk.size(dst[1]))
+    n_src_v = int(size(src[1]))
+    n_dst_v = int(size(dst[1]))
     s_tab = _tv_table(src, 32, n_src_v)
     d_tab = _tv_table(dst, 32, n_dst_v)
     owner = {}
@@ -90,13 +99,11 @@ def mma_prediction(atom_name: str, operand: str, matrix_bits) -> np.ndarray:
     """Registers ``(W, 32, regs)`` the MMA atom's TV layout predicts for ``operand``
     (``"A"``, ``"B"`` or ``"C"``) holding ``matrix_bits`` (``(W, rows, cols)``: uint16 for
     16-bit types, uint32 for f32 accumulators)."""
-    import labkit as lk
-
-    atom = lk.mma_atom(atom_name)
+    atom = mma_atom(atom_name)
     M, N, K = (int(x) for x in atom.shape_mnk)
     layout = {"A": atom.layout_A, "B": atom.layout_B, "C": atom.layout_C}[operand]
     rows = {"A": M, "B": N, "C": M}[operand]
-    nv = int(lk.size(layout[1]))
+    nv = int(size(layout[1]))
     tab = _tv_table(layout, 32, nv)
     r, c = tab % rows, tab // rows
     x = np.asarray(matrix_bits)
@@ -135,7 +142,6 @@ def _mismatch(a, b):
 
 def check_ldmatrix(variant, n, rng, run_device):
     from labkit.cuda.kernels import trace as kt
-    from labkit.sim import fragment_trace as st
 
     num, trans = kt.parse_variant(variant)
     res = Result(f"ldmatrix {variant}", instruction(LDMATRIX_ATOMS[variant]).ptx, n)
@@ -158,9 +164,6 @@ def _tolerance(acc):
 
 def check_mma(atom, n, rng, run_device):
     from labkit.cuda.kernels import trace as kt
-    from labkit.sim import from_bits, mma_spec, pack_fragment, to_bits, unpack_fragment
-    from labkit.sim import numbers as nb
-    from labkit.sim import fragment_trace as st
 
     spec = mma_spec(atom)
     res = Result(atom, spec.ptx, n)
@@ -204,9 +207,6 @@ def check_mma(atom, n, rng, run_device):
 
 def check_cta(rng, run_device, k_blocks):
     from labkit.cuda.kernels import trace as kt
-    from labkit.sim import from_bits, to_bits
-    from labkit.sim import fragment_trace as st
-    from labkit.sim.mma_fragments import unpack_fragment
 
     res = Result("sgemm_sm80 CTA", "cp.async + ldmatrix.x4 + mma m16n8k16 (Swizzle<3,3,3>)", 1)
     plan = kt.cta_plan()
@@ -236,12 +236,9 @@ def check_cta(rng, run_device, k_blocks):
 
 def _versions():
     import numba
-    import numpy
 
-    out = {"python": platform.python_version(), "numpy": numpy.__version__, "numba": numba.__version__}
+    out = {"python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__}
     try:
-        import importlib.metadata as md
-
         out["numba-cuda"] = md.version("numba-cuda")
     except Exception:
         pass
@@ -322,7 +319,6 @@ def main(argv=None) -> int:
         return 2
 
     from labkit.lab import backend
-    from labkit.errors import DeviceError
 
     mode = backend()
     if mode != want:

@@ -227,26 +227,18 @@ def _void_asm(context, builder, text, constraints="~{memory}", args=(), argtys=(
     return context.get_dummy_value()
 
 
-@intrinsic
-def cp_async_commit_group(typingctx):
-    """``cp.async.commit_group``: close the current group of cp.async copies."""
-    sig = types.void()
+def _make_fence(ins):
+    """A fence without operands (``cp.async.commit_group``, ``cp.async.wait_all``)."""
+    def typer(typingctx):
+        def codegen(context, builder, sig, args):
+            return _void_asm(context, builder, ASM[ins.name])
 
-    def codegen(context, builder, sig, args):
-        return _void_asm(context, builder, ASM["cp_async_commit_group"])
+        return types.void(), codegen
 
-    return sig, codegen
+    return _named_intrinsic(typer, ins.name, f"``{ins.ptx}``.")
 
 
-@intrinsic
-def cp_async_wait_all(typingctx):
-    """``cp.async.wait_all``: wait for every cp.async copy of this thread."""
-    sig = types.void()
-
-    def codegen(context, builder, sig, args):
-        return _void_asm(context, builder, ASM["cp_async_wait_all"])
-
-    return sig, codegen
+_bind(CP_ASYNC, _make_fence, where=lambda ins: ins.name in ("cp_async_commit_group", "cp_async_wait_all"))
 
 
 @intrinsic(prefer_literal=True)

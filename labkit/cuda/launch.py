@@ -25,6 +25,8 @@ import contextlib
 import os
 import types as _pytypes
 
+from numba import cuda
+
 from labkit.cuda import ptx
 from labkit.errors import DeviceError, InstructionError
 
@@ -112,7 +114,6 @@ def device_sm() -> int:
             except ValueError:
                 raise DeviceError(f"LABKIT_SIMULATED_SM must be an integer such as 75 or 80; got {env!r}") from None
         return 80
-    from numba import cuda
 
     if not cuda.is_available():
         raise DeviceError(
@@ -127,7 +128,6 @@ def device_name() -> str:
     """Name of the current device ("CUDA simulator (sm_80)" under the simulator)."""
     if ptx.SIMULATED:
         return f"CUDA simulator ({sm_name(device_sm())})"
-    from numba import cuda
 
     sm = device_sm()
     name = cuda.get_current_device().name
@@ -181,8 +181,7 @@ class Kernel:
     """
 
     def __init__(self, fn, min_sm=None, **options):
-        from numba import cuda
-
+    
         self.py_func = fn
         self.uses = tuple(sorted(_instructions_in(fn).values(), key=lambda i: i.name))
         found = max((u.min_sm for u in self.uses), default=0)

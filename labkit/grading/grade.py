@@ -124,6 +124,12 @@ def find_tests(exercise: str, autograder_dirs: list[Path] = ()) -> Path:
     candidates.append(REPO / "exercises" / exercise / "autograder" / "tests")
     for c in candidates:
         if c.is_dir() and any(c.glob("*.py")):
+            master = REPO / "solutions" / f"{exercise}.ipynb"
+            if master.is_file() and master.stat().st_mtime > max(
+                    p.stat().st_mtime for p in c.glob("*.py")):
+                print(f"labkit grade: warning: the hidden tests in {c} are older than "
+                      f"{master.relative_to(REPO)}; rebuild them with "
+                      "`python -m labkit grade --assign`", file=sys.stderr)
             return c
     raise GradingError(
         f"no hidden tests for {exercise!r}: build them with `python -m labkit grade --assign` "
@@ -155,21 +161,19 @@ class _Runner:
         self.shell_class = InteractiveShell
         self.config = config
 
-    def grade_in_child(self, sources: list[str], tests_dir: Path, timeout: float) -> dict:
-        if not hasattr(os, "fork"):
-            return _grade_here(self, sources, tests_dir)
+    def start(self, sources: list[str], tests_dir: Path) -> "_Child":
+        """Fork a child that runs one submission; its result comes back through a pipe."""
+        work = tempfile.mkdtemp(prefix="labkit-grade-")
         read_fd, write_fd = os.pipe()
         pid = os.fork()
-        if pid == 0:  # child
+        if pid == 0:  # child: never returns
             code = 0
             try:
                 os.close(read_fd)
                 devnull = os.open(os.devnull, os.O_RDWR)
-                os.dup2(devnull, 0)
-                os.dup2(devnull, 1)
-                os.dup2(devnull, 2)
-                result = _grade_here(self, sources, tests_dir)
-                data = json.dumps(result).encode()
+                for fd in (0, 1, 2):
+                    os.dup2(devnull, fd)
+                data = json.dumps(_grade_here(self, sources, tests_dir, work)).encode()
             except BaseException as e:  # report, never raise out of a fork
                 data = json.dumps({"error": f"{type(e).__name__}: {e}"}).encode()
                 code = 1
@@ -177,36 +181,80 @@ class _Runner:
                 w.write(data)
             os._exit(code)
         os.close(write_fd)
-        chunks = []
-        deadline = time.monotonic() + timeout
+        return _Child(pid, read_fd, work)
+
+    def run_all(self, jobs: list[tuple[list[str], Path]], timeout: float,
+                parallel: int) -> list[dict]:
+        """Run each (sources, tests_dir), up to ``parallel`` at a time; results in order."""
+        if not hasattr(os, "fork"):  # no fork (Windows): one after another, in this process
+            results = []
+            for sources, tests_dir in jobs:
+                cwd = os.getcwd()
+                try:
+                    results.append(_grade_here(self, sources, tests_dir,
+                                               tempfile.mkdtemp(prefix="labkit-grade-")))
+                finally:
+                    os.chdir(cwd)
+            return results
         import select
-        with os.fdopen(read_fd, "rb") as r:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    os.kill(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
-                    return {"error": f"stopped after {timeout:g} s (the notebook did not finish)"}
-                ready, _, _ = select.select([r], [], [], min(left, 1.0))
-                if ready:
-                    chunk = os.read(r.fileno(), 1 << 16)
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-        os.waitpid(pid, 0)
+
+        results: list[dict | None] = [None] * len(jobs)
+        waiting = list(range(len(jobs)))
+        running: dict[int, _Child] = {}
+        while waiting or running:
+            while waiting and len(running) < parallel:
+                i = waiting.pop(0)
+                child = self.start(*jobs[i])
+                child.deadline = time.monotonic() + timeout
+                running[i] = child
+            ready, _, _ = select.select([c.fd for c in running.values()], [], [], 0.5)
+            now = time.monotonic()
+            for i, child in list(running.items()):
+                if child.fd in ready:
+                    chunk = os.read(child.fd, 1 << 16)
+                    if chunk:
+                        child.chunks.append(chunk)
+                        continue
+                    results[i] = child.finish()
+                    del running[i]
+                elif now > child.deadline:
+                    results[i] = child.kill(timeout)
+                    del running[i]
+        return results
+
+
+class _Child:
+    def __init__(self, pid: int, fd: int, work: str):
+        self.pid, self.fd, self.work = pid, fd, work
+        self.chunks: list[bytes] = []
+        self.deadline = 0.0
+
+    def _cleanup(self):
+        import shutil
+        os.close(self.fd)
+        os.waitpid(self.pid, 0)
+        shutil.rmtree(self.work, ignore_errors=True)
+
+    def finish(self) -> dict:
+        self._cleanup()
         try:
-            return json.loads(b"".join(chunks) or b"{}")
+            return json.loads(b"".join(self.chunks) or b"{}") or {
+                "error": "the grading process ended without a result"}
         except ValueError:
             return {"error": "the grading process ended without a result"}
 
+    def kill(self, timeout: float) -> dict:
+        os.kill(self.pid, signal.SIGKILL)
+        self._cleanup()
+        return {"error": f"stopped after {timeout:g} s (the notebook did not finish)"}
 
-def _grade_here(runner: _Runner, sources: list[str], tests_dir: Path) -> dict:
-    """Run the notebook's cells in a fresh IPython shell, then every test file against it."""
+
+def _grade_here(runner: _Runner, sources: list[str], tests_dir: Path, work: str) -> dict:
+    """Run the notebook's cells in a fresh IPython shell in ``work``, then every test file."""
     import otter
     from otter.test_files.ok_test import OKTestFile
     from .notebook import line_of
 
-    work = tempfile.mkdtemp(prefix="labkit-grade-")
     os.chdir(work)
     otter.Notebook.init_grading_mode(str(tests_dir))
     shell = runner.shell_class.instance(config=runner.config)
@@ -245,35 +293,44 @@ _RUNNER: _Runner | None = None
 
 
 def grade(submissions: list[str | os.PathLike], autograder_dirs: list[Path] = (),
-          timeout: float = 300.0) -> list[Report]:
-    """Grade each submission; returns one :class:`Report` per submission, in order."""
+          timeout: float = 300.0, parallel: int | None = None) -> list[Report]:
+    """Grade each submission; returns one :class:`Report` per submission, in order.
+
+    ``parallel`` submissions run at a time (default: the number of CPUs, at most 8)."""
     global _RUNNER
-    reports = []
+    reports: list[Report | None] = []
+    jobs, slots = [], []
     for sub in submissions:
         name = str(sub)
         try:
             nb = read_submission(sub)
             exercise = exercise_of(nb)
-            tests_dir = find_tests(exercise, list(autograder_dirs))
+            tests_dir = find_tests(exercise, list(autograder_dirs)).resolve()
         except GradingError as e:
             reports.append(Report(name, None, [], error=str(e)))
             continue
+        slots.append((len(reports), name, exercise, tests_dir))
+        reports.append(None)
+        jobs.append((code_of(nb), tests_dir))
+    if jobs:
         if _RUNNER is None:
             _RUNNER = _Runner()
+        parallel = parallel or max(1, min(8, os.cpu_count() or 1))
         cwd = os.getcwd()
         try:
-            result = _RUNNER.grade_in_child(code_of(nb), tests_dir.resolve(), timeout)
+            results = _RUNNER.run_all(jobs, timeout, parallel)
         finally:
             os.chdir(cwd)
-        if "error" in result:
-            # a notebook that cannot run scores 0 on every question
-            questions = [QuestionScore(p.stem, 0.0, _possible(p)) for p in question_files(tests_dir)]
-            reports.append(Report(name, exercise, questions, error=result["error"]))
-            continue
-        reports.append(Report(name, exercise,
-                              [QuestionScore(q["question"], q["points"], q["max"], q["messages"])
-                               for q in result["questions"]],
-                              cell_errors=result.get("cell_errors", [])))
+        for (i, name, exercise, tests_dir), result in zip(slots, results):
+            if "error" in result:
+                # a notebook that cannot run scores 0 on every question
+                questions = [QuestionScore(p.stem, 0.0, _possible(p))
+                             for p in question_files(tests_dir)]
+                reports[i] = Report(name, exercise, questions, error=result["error"])
+            else:
+                reports[i] = Report(name, exercise, [
+                    QuestionScore(q["question"], q["points"], q["max"], q["messages"])
+                    for q in result["questions"]], cell_errors=result.get("cell_errors", []))
     return reports
 
 

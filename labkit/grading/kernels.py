@@ -17,7 +17,8 @@ model (``labkit.sim``); on a CUDA GPU (sm_80+) or under numba's CUDA simulator i
 the numba kernel, and the result is correct only if every backend that ran is.
 
 >>> from labkit.grading import kernels
->>> layout = kernels.smem_layout()
+>>> print(kernels.smem_layout())
+Sw<3,3,3> o _0 o ((_8,_16),((_8,_8),_1)):((_8,_512),((_1,_64),_0))
 >>> def a_rows(lane, m0, k0):              # a deliberately wrong answer: the rows of a plain tile
 ...     return 64 * (m0 + lane % 16) + k0 + 8 * (lane // 16)
 >>> run = kernels.run_capstone(a_offset=a_rows, backend="sim")
@@ -195,7 +196,7 @@ def run_capstone(a_offset=None, b_offset=None, backend=None) -> CapstoneRun:
     from labkit import lab
     from labkit.cuda.kernels import trace as kt
     from labkit.sim import to_bits
-    from labkit.sim import trace as st
+    from labkit.sim import fragment_trace as st
 
     if backend not in (None, "sim", "gpu", "cudasim"):
         raise DeviceError(f"backend must be 'sim', 'gpu', 'cudasim' or None; got {backend!r}")

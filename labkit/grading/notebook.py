@@ -103,6 +103,12 @@ class Notebook(otter.Notebook):
     def check(self, question: str, global_env: dict | None = None) -> CheckResult:
         if global_env is None:
             global_env = sys._getframe(1).f_globals
+        if not type(self)._grading_mode and not os.path.isfile(
+                os.path.join(self._tests_dir, f"{question}.py")):
+            where = os.path.abspath(self._tests_dir)
+            return CheckResult(question, [
+                f"no public test {question}.py in {where}: keep the notebook next to its tests "
+                "folder (on Colab, run the first cell)"])
         test_file = super().check(question, global_env)
         return CheckResult.from_test_file(question, test_file)
 
@@ -118,7 +124,7 @@ class Notebook(otter.Notebook):
         """Write the submission zip (no PDF); on Colab, say how to submit the notebook instead."""
         if type(self)._grading_mode:
             return None
-        if self.interpreter is IPythonInterpreter.COLAB:
+        if on_colab() or self.interpreter is IPythonInterpreter.COLAB:
             print(COLAB_SUBMIT)
             return None
         kwargs.setdefault("pdf", False)
@@ -131,6 +137,6 @@ class Notebook(otter.Notebook):
         return result
 
 
-def tests_present(tests_dir: str = "tests") -> bool:
-    """Whether the public tests are next to the notebook."""
-    return os.path.isdir(tests_dir) and any(f.endswith(".py") for f in os.listdir(tests_dir))
+def on_colab() -> bool:
+    """Whether this runs on Google Colab (the test the exercise's install cell makes too)."""
+    return "google.colab" in sys.modules

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from ..errors import LayoutError
 from .int_tuple import (
-    S, is_int, is_constant, is_static, product, flatten_tuple, fmt, shape_div, shape_min,
+    _S0, _S1, _int_new, cdiv, S, is_int, is_constant, is_static, product, flatten_tuple, fmt, shape_div, shape_min,
     ceil_div, signum, unwrap, coalesce_shape, check_int_tuple,
 )
 from .layout import (
     Layout, make_layout, size, cosize, coalesce, coalesce_x, filter as filter_layout,
-    filter_zeros, compact_major, make_ordered_layout, append, _bw_coalesce, _as_layout,
+    filter_zeros, compact_major, make_ordered_layout, append, _bw_coalesce, _as_layout, _mk,
+    _filter,
 )
 
 __all__ = [
@@ -61,49 +62,80 @@ def _on_layout_b(layout, fn, *args):
 
 # --------------------------------------------------------------------------- composition
 
+def _smul(v, st, d):
+    """``v * d`` as C++ types it: ``v`` (static when ``st``) times ``d`` (an S or an int)."""
+    dst = type(d) is S
+    r = v * int(d)
+    if (st and (dst or v == 0)) or (dst and d == 0):
+        return _int_new(S, r)
+    return r
+
+
 def _composition_impl(lshape, lstride, rshape, rstride):
-    if isinstance(rshape, tuple):
-        modes = [_composition_impl(lshape, lstride, s, d) for s, d in zip(rshape, rstride)]
-        return make_layout(*modes)
-    if is_constant(0, rstride):
-        return Layout(rshape, rstride)
-    if not isinstance(lshape, tuple):
-        return Layout(rshape, rstride * lstride)
-    R = len(lshape)
-    if is_constant(1, rstride):
-        res_shape = []
-        rest_shape = rshape
-        for si in lshape[:-1]:
-            res_shape.append(shape_min(abs(si), rest_shape))
-            rest_shape = _div_checked(rest_shape, abs(si), lshape, rshape, rstride)
-        return _bw_append(res_shape, list(lstride[:-1]), rest_shape, lstride[-1])
-    # general case: divide out the stride, then mod out the shape
-    res_shape1 = []
-    rest_stride = rstride
-    for si in lshape[:-1]:
-        res_shape1.append(_div_checked(si, rest_stride, lshape, rshape, rstride))
-        rest_stride = _div_checked(rest_stride, si, lshape, rshape, rstride)
-    res_stride1 = [d * shape_div(s0, s1) for d, s0, s1 in zip(lstride[:-1], lshape[:-1],
-                                                                res_shape1)]
-    res_shape2 = []
-    rest_shape = rshape
-    for si in res_shape1:
-        res_shape2.append(shape_min(abs(si), rest_shape))
-        rest_shape = _div_checked(rest_shape, abs(si), lshape, rshape, rstride)
-    return _bw_append(res_shape2, res_stride1, rest_shape, rest_stride * lstride[R - 1])
+    """CuTe's ``detail::composition_impl`` (A already passed through ``coalesce_x``).
+
+    Values are carried as plain ints with a static flag each, as the C++ types would be.
+    """
+    if type(rshape) is tuple:
+        shapes, strides = [], []
+        for s, d in zip(rshape, rstride):
+            m = _composition_impl(lshape, lstride, s, d)
+            shapes.append(m.shape)
+            strides.append(m.stride)
+        return _mk(tuple(shapes), tuple(strides))
+    d_st = type(rstride) is S
+    if d_st and rstride == 0:
+        return _mk(rshape, rstride)
+    if type(lshape) is not tuple:
+        return _mk(rshape, _smul(int(rstride), d_st, lstride))
+    res_shape, res_stride = [], []
+    rest_shape, s_st = int(rshape), type(rshape) is S
+    rest_stride = int(rstride)
+    for i in range(len(lshape) - 1):
+        cur = lshape[i]
+        c_st = type(cur) is S
+        cur = int(cur)
+        if c_st and d_st and rest_stride % cur != 0 and not rest_stride < cur:
+            _comp_error("Stride Divisibility Condition", lshape, lstride, rshape, rstride)
+        a = rest_stride if rest_stride >= 0 else -rest_stride
+        if a == 0:
+            _comp_error("division by a run-time zero stride (C++ aborts at run time: SIGFPE)",
+                        lshape, lstride, rshape, rstride)
+        next_shape = (cur + a - 1) // a
+        next_stride = (a + cur - 1) // cur
+        if rest_stride < 0:
+            next_stride = -next_stride
+        n_st = c_st and d_st                 # static next_shape and next_stride
+        if (n_st and next_shape == 1) or (s_st and rest_shape == 1):
+            rest_stride, d_st = next_stride, n_st
+            continue
+        new_shape = next_shape if next_shape < rest_shape else rest_shape
+        if n_st and s_st:
+            if rest_shape % new_shape != 0:
+                _comp_error("Shape Divisibility Condition", lshape, lstride, rshape, rstride)
+            res_shape.append(_int_new(S, new_shape))
+        else:
+            res_shape.append(new_shape)
+            s_st = False
+        res_stride.append(_smul(rest_stride, d_st, lstride[i]))
+        rest_shape //= new_shape
+        rest_stride, d_st = next_stride, n_st
+    if not res_shape:
+        return _mk(_int_new(S, rest_shape) if s_st else rest_shape,
+                   _smul(rest_stride, d_st, lstride[-1]))
+    if s_st and rest_shape == 1:
+        if len(res_shape) == 1:
+            return _mk(res_shape[0], res_stride[0])
+        return _mk(tuple(res_shape), tuple(res_stride))
+    res_shape.append(_int_new(S, rest_shape) if s_st else rest_shape)
+    res_stride.append(_smul(rest_stride, d_st, lstride[-1]))
+    return _mk(tuple(res_shape), tuple(res_stride))
 
 
-def _div_checked(a, b, lshape, rshape, rstride):
-    try:
-        return shape_div(a, b)
-    except LayoutError:
-        raise LayoutError(
-            f"composition: the right-hand mode {fmt(rshape)}:{fmt(rstride)} does not divide "
-            f"the left-hand shape {fmt(lshape)} (stride and shape divisibility rule)") from None
-
-
-def _bw_append(shp, std, last_s, last_d):
-    return _bw_coalesce(tuple(shp) + (last_s,), tuple(std) + (last_d,))
+def _comp_error(rule, lshape, lstride, rshape, rstride):
+    raise LayoutError(
+        f"composition: the right-hand mode {fmt(rshape)}:{fmt(rstride)} and the left-hand "
+        f"layout {fmt(lshape)}:{fmt(lstride)} (coalesced) break CuTe's rule: {rule}")
 
 
 def composition(a, b):
@@ -116,6 +148,29 @@ def composition(a, b):
     >>> print(composition(lk.parse_layout("(_6,_2):(_8,_2)"), lk.parse_layout("(_4,_3):(_3,_1)")))
     ((_2,_2),_3):((_24,_2),_8)
     """
+    if type(a) is Layout:
+        if type(b) is Layout:
+            flat = coalesce_x(a)
+            return _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
+    else:
+        return _composition_other(a, b)
+    if isinstance(b, tuple):
+        return _compose_by_mode(a, b)
+    if is_int(b):
+        rs, rd = b, _S1
+    elif isinstance(b, Underscore):
+        return a
+    elif isinstance(b, Layout):
+        rs, rd = b.shape, b.stride
+    else:
+        raise LayoutError(f"composition: B must be a Layout, an int or a tuple tiler, got {b!r}")
+    # CuTe coalesces A with coalesce_x, which keeps a trailing _1 mode as _2 (the function
+    # past A's domain stays the same)
+    flat = coalesce_x(a)
+    return _composition_impl(flat.shape, flat.stride, rs, rd)
+
+
+def _composition_other(a, b):
     from .swizzle import ComposedLayout, Swizzle
     if isinstance(a, Swizzle):
         if isinstance(b, Layout):
@@ -128,18 +183,26 @@ def composition(a, b):
     if isinstance(a, ComposedLayout):
         return ComposedLayout(a.layout_a, a.offset, composition(a.layout_b, b))
     a = _as_layout(a, "composition: A")
+    return composition(a, b) if type(a) is Layout else _composition_subclass(a, b)
+
+
+def _composition_subclass(a, b):
     if isinstance(b, tuple):
         return _compose_by_mode(a, b)
-    if is_int(b):
-        b = Layout(b, S(1))
-    if isinstance(b, Underscore):
+    if type(b) is Layout:
+        rs, rd = b.shape, b.stride
+    elif is_int(b):
+        rs, rd = b, _S1
+    elif isinstance(b, Underscore):
         return a
-    if not isinstance(b, Layout):
+    elif isinstance(b, Layout):
+        rs, rd = b.shape, b.stride
+    else:
         raise LayoutError(f"composition: B must be a Layout, an int or a tuple tiler, got {b!r}")
     # CuTe coalesces A with coalesce_x, which keeps a trailing _1 mode as _2 (the function
     # past A's domain stays the same)
     flat = coalesce_x(a)
-    return _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
+    return _composition_impl(flat.shape, flat.stride, rs, rd)
 
 
 def _compose_by_mode(a, tiler):
@@ -167,60 +230,93 @@ def complement(layout, cotarget=None):
     >>> print(complement(lk.parse_layout("_4:_2"), lk.S(16)))
     (_2,_2):(_1,_8)
     """
-    if hasattr(layout, "layout_b"):
-        layout = layout.layout_b
-    layout = _as_layout(layout, "complement")
-    f = filter_layout(layout)
+    if type(layout) is not Layout:
+        if hasattr(layout, "layout_b"):
+            layout = layout.layout_b
+        layout = _as_layout(layout, "complement")
+    f = _filter(layout)
     if cotarget is None:
         cotarget = cosize(f)
-    if not (is_int(cotarget) or isinstance(cotarget, tuple)):
-        raise LayoutError(f"complement: cotarget must be a positive int or a shape, got "
-                          f"{cotarget!r}")
-    check_int_tuple(cotarget, "complement: cotarget")
-    if any(c < 1 for c in flatten_tuple(cotarget)):
-        raise LayoutError(f"complement: cotarget {fmt(cotarget)} must be positive")
-    shp, std = f.shape, f.stride
-    if not isinstance(shp, tuple):
-        shp, std = (shp,), (std,)
-    if len(shp) == 1 and is_constant(0, std[0]):
-        return Layout(coalesce_shape(cotarget))
-    if any(d == 0 for d in std):
-        raise LayoutError(f"complement: layout {layout} has a dynamic zero stride; the complement "
-                          "needs an injective layout")
-    if any(d < 0 for d in std):
-        raise LayoutError(f"complement: layout {layout} has a negative stride; unsupported")
-    shp, std = list(shp), list(std)
-    res_shape, res_stride = [], [S(1)]
-    while len(shp) > 1:
-        i = min(range(len(std)), key=lambda k: int(std[k]))
-        d = std[i]
-        if d % res_stride[-1] != 0 or d // res_stride[-1] == 0:
-            raise LayoutError(f"complement: layout {layout} is not injective or its strides do "
-                              f"not divide one another (stride {d} after {res_stride[-1]})")
-        res_shape.append(d // res_stride[-1])
-        res_stride.append(d * shp[i])
+    elif isinstance(cotarget, Layout):
+        cotarget = cotarget.shape
+    elif type(cotarget) is not S and type(cotarget) is not int:
+        if not (is_int(cotarget) or isinstance(cotarget, tuple)):
+            raise LayoutError(f"complement: cotarget must be a positive int, a shape or a "
+                              f"layout, got {cotarget!r}")
+        check_int_tuple(cotarget, "complement: cotarget")
+    return _complement(f.shape, f.stride, cotarget, layout)
+
+
+def _complement(shp, std, cotarget, layout):
+    """CuTe's ``detail::complement`` of a filtered layout ``shp:std``."""
+    if type(std) is S and std == 0:
+        rest = coalesce_shape(cotarget)
+        return _mk(rest, compact_major(rest, "left"))
+    if type(shp) is not tuple:
+        shp, std = [shp], [std]
+    else:
+        shp, std = list(shp), list(std)
+        for d in std:
+            if type(d) is not S:
+                raise LayoutError(f"complement: layout {layout} has run-time strides and rank "
+                                  f"{len(shp)} after filtering (CuTe: Dynamic-stride complement "
+                                  "only for rank-1 layouts)")
+    res_shape, res_stride = [], [_S1]
+    for _ in range(len(shp) - 1):
+        min_stride = min(std)
+        i = std.index(min_stride)
+        new_shape = cdiv(min_stride, res_stride[-1])
+        if new_shape == 0:
+            _noninjective(layout)
+        res_shape.append(new_shape)
+        res_stride.append(min_stride * shp[i])
         del shp[i], std[i]
     d = std[0]
-    if d % res_stride[-1] != 0 or d // res_stride[-1] == 0:
-        raise LayoutError(f"complement: layout {layout} is not injective or its strides do "
-                          f"not divide one another (stride {d} after {res_stride[-1]})")
-    res_shape.append(d // res_stride[-1])
+    new_shape = cdiv(d, res_stride[-1])
+    if type(new_shape) is S and new_shape == 0:
+        _noninjective(layout)
+    res_shape.append(new_shape)
     new_stride = d * shp[0]
-    # CuTe: rest_shape = coalesce(ceil_div(cotarget, new_stride)), compact from new_stride
     rest_shape = coalesce_shape(ceil_div(cotarget, new_stride))
     rest_stride = compact_major(rest_shape, "left", new_stride)
-    return coalesce(Layout((tuple(res_shape), rest_shape), (tuple(res_stride), rest_stride)))
+    return _bw_coalesce(tuple(res_shape) + flatten_tuple(rest_shape),
+                        tuple(res_stride) + flatten_tuple(rest_stride))
+
+
+def _noninjective(layout):
+    raise LayoutError(f"complement: layout {layout} maps two coordinates to one offset "
+                      "(CuTe: Non-injective Layout detected in complement.)")
 
 
 # --------------------------------------------------------------------------- inverses
 
-def right_inverse(layout):
-    """``R`` with ``L(R(i)) == i`` for ``i < size(R)``.
+def _exchange_sort(keys):
+    """The order CuTe's ``SortByKey`` (an exchange sort, not stable) puts indices in."""
+    a = list(enumerate(keys))
+    n = len(a)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if a[j][1] < a[i][1]:
+                a[i], a[j] = a[j], a[i]
+    return [i for i, _k in a]
 
-    As in CuTe, ``R`` follows a chain of *static* strides of ``coalesce(L)``: it starts at a
-    ``_1`` stride and continues while the next stride ``shape * stride`` is static. For a static
-    injective layout that is the longest prefix ``0, 1, ...`` that ``L`` reaches; a layout with
-    run-time strides has a short (or trivial ``_1:_0``) right inverse.
+
+def _prefix_products(shp):
+    out, acc, st = [], 1, True
+    for s in shp:
+        out.append(_int_new(S, acc) if st else acc)
+        acc *= int(s)
+        st = st and type(s) is S
+    out.append(_int_new(S, acc) if st else acc)
+    return out
+
+
+def right_inverse(layout):
+    """``R`` with ``L(R(i)) == i`` for ``i < size(R)`` (CuTe ``right_inverse``).
+
+    As in CuTe, ``R`` follows the *static* strides of ``coalesce(L)`` in sorted order,
+    starting at ``_1`` and continuing while ``shape * stride`` is the next stride; run-time
+    strides are skipped, so a layout with them has a short (or trivial ``_1:_0``) inverse.
 
     >>> import labkit as lk
     >>> print(right_inverse(lk.parse_layout("(_4,_8):(_8,_1)")))
@@ -228,128 +324,125 @@ def right_inverse(layout):
     >>> print(right_inverse(lk.make_layout((4, 8))))
     4:_1
     """
-    if hasattr(layout, "layout_b") and not isinstance(layout, Layout):
-        raise LayoutError("right_inverse: a ComposedLayout has no plain-layout inverse here; "
-                          "invert its layout_b")
-    layout = _as_layout(layout, "right_inverse")
-    flat = coalesce(layout)
-    shp, std = flat.shape, flat.stride
-    if not isinstance(shp, tuple):
+    if type(layout) is not Layout:
+        if hasattr(layout, "layout_b") and not isinstance(layout, Layout):
+            raise LayoutError("right_inverse: a ComposedLayout has no plain-layout inverse "
+                              "here; invert its layout_b")
+        layout = _as_layout(layout, "right_inverse")
+    c = coalesce(layout)
+    shp, std = c.shape, c.stride
+    if type(shp) is not tuple:
         shp, std = (shp,), (std,)
-    astd = [abs(d) for d in std]
-    seq = []
-    nxt = 1
-    while True:
-        # CuTe inverse_seq: the first mode whose stride is the static constant `nxt`
-        i = next((k for k, d in enumerate(astd) if isinstance(d, S) and int(d) == nxt), None)
-        if i is None:
-            break
-        seq.append(i)
-        nstride = shp[i] * astd[i]
-        if isinstance(nstride, S) and int(nstride) != nxt:
-            nxt = int(nstride)
-        else:
-            break
-    if not seq:
-        return Layout(S(1), S(0))
-    rstride = compact_major(shp, "left")
-    out_s = tuple(shp[i] for i in seq)
-    out_d = tuple(signum(std[i]) * rstride[i] for i in seq)
-    return Layout(unwrap(out_s), unwrap(out_d))
+    pre = _prefix_products(shp)
+    seq = [i for i, d in enumerate(std) if type(d) is S]
+    if len(seq) > 1:
+        order = _exchange_sort([int(std[i]) for i in seq])
+        seq = [seq[k] for k in order]
+    out_s, out_d = [_S1], [_S0]
+    cur = _S1
+    for i in seq:
+        if type(cur) is S and std[i] == cur:
+            out_s.append(shp[i])
+            out_d.append(pre[i])
+            cur = shp[i] * std[i]
+    return _bw_coalesce(tuple(out_s), tuple(out_d))
 
 
 def left_inverse(layout):
-    """``R`` with ``R(L(i)) == i`` for every ``i`` of an injective, static ``L``.
+    """``R`` with ``R(L(i)) == i`` for every ``i`` of an injective ``L`` with static strides.
 
-    CuTe's precondition is a static layout (``is_static<Layout>``); with run-time shapes or
-    strides the inverse cannot be followed, so labkit refuses them.
+    CuTe sorts the static strides of ``coalesce(L)`` and needs each to be divisible by the
+    size gathered so far; run-time strides are refused ("Left inverse requires static
+    strides."), run-time extents are fine.
 
     >>> import labkit as lk
     >>> print(left_inverse(lk.parse_layout("(_4,_2):(_2,_1)")))
     (_2,_4):(_4,_1)
+    >>> print(left_inverse(lk.parse_layout("8:_1")))
+    8:_1
     """
     layout = _as_layout(layout, "left_inverse")
-    if not (is_static(layout.shape) and is_static(layout.stride)):
-        raise LayoutError(f"left_inverse: layout {layout} has run-time (dynamic) shapes or "
-                          "strides; the inverse needs a static layout (CuTe's precondition "
-                          "is_static<Layout>)")
-    _check_injective(layout, "left_inverse")
-    return right_inverse(make_layout(layout, complement(layout)))
-
-
-def _check_injective(layout, what):
-    import numpy as np
-    f = filter_layout(layout)
-    n = int(size(f))
-    if n > 1 << 22:
-        return
-    offs = f.offsets()
-    if len(np.unique(offs)) != n:
-        raise LayoutError(f"{what}: layout {layout} is not injective (two coordinates share an "
-                          "offset), so it has no inverse")
+    c = coalesce(layout)
+    shp, std = c.shape, c.stride
+    if type(shp) is not tuple:
+        shp, std = (shp,), (std,)
+    for d in std:
+        if type(d) is not S:
+            raise LayoutError(f"left_inverse: layout {layout} has a run-time stride (CuTe: "
+                              "Left inverse requires static strides.)")
+    pre = _prefix_products(shp)
+    seq = _exchange_sort([int(d) for d in std])
+    out_s, out_d = [], [_S0]
+    size_so_far = _S1
+    for i in seq:
+        d = std[i]
+        if d == 0:
+            continue
+        if d % size_so_far != 0:
+            raise LayoutError(f"left_inverse: stride {d} of layout {layout} is not divisible "
+                              f"by the size {size_so_far} below it (CuTe: Left inverse "
+                              "divisibility condition)")
+        q = cdiv(d, size_so_far)
+        out_s.append(q)
+        out_d.append(pre[i])
+        size_so_far = size_so_far * q
+    out_s.append(shp[seq[-1]])
+    return _bw_coalesce(tuple(out_s), tuple(out_d))
 
 
 # --------------------------------------------------------------------------- divides
 
-def _tiler_mode(t):
-    if isinstance(t, Layout):
+def _tiler_mode(t, what="tiler"):
+    """A non-tuple tiler as a Layout: a Layout, or an int ``n`` read as ``make_layout(n)``."""
+    if type(t) is Layout or isinstance(t, Layout):
         return t
     if is_int(t):
-        return Layout(t, S(1))
-    if isinstance(t, tuple):
-        return Layout(t, compact_major(t, "left"))
-    raise LayoutError(f"tiler: expected a Layout, an int or a shape, got {t!r}")
+        return _mk(t, _S0 if type(t) is S and t == 1 else _S1)
+    raise LayoutError(f"{what}: expected a Layout, an int, _ or a tuple of those, got {t!r}")
 
 
-def _check_divides(layout, tiler, what):
-    n, m = size(layout), size(tiler)
-    if n % m != 0:
-        raise LayoutError(f"{what}: tile size {int(m)} does not divide the layout's size {int(n)} "
-                          f"(layout {layout}, tiler {tiler})")
+def _by_mode(layout, tiler, fn, name):
+    """CuTe's ``transform_layout(layout, tiler, fn)``: ``fn`` on the modes the tiler names,
+    the other modes kept."""
+    n = len(layout)
+    if len(tiler) > n:
+        raise LayoutError(f"{name}: tiler {tiler!r} has {len(tiler)} modes, layout {layout} "
+                          f"has {n} (CuTe: {name}: Too many modes in tiler.)")
+    modes = [fn(layout[i], tiler[i]) for i in range(len(tiler))]
+    modes += [layout[i] for i in range(len(tiler), n)]
+    return make_layout(*modes)
 
 
 def logical_divide(layout, tiler):
-    """``composition(L, (T, complement(T, shape(L))))``: ((tile), (rest)); by mode for tuples.
+    """``composition(L, (T, complement(T, shape(coalesce(L)))))``: ((tile), (rest)).
+
+    A tuple tiler divides mode by mode (``_`` keeps a mode). As in CuTe, nothing else is
+    checked: a tiler that does not divide the layout gives a rest that runs past it.
 
     >>> import labkit as lk
     >>> print(logical_divide(lk.parse_layout("(_4,_2,_3):(_2,_1,_8)"), lk.parse_layout("_4:_2")))
     ((_2,_2),(_2,_3)):((_4,_1),(_2,_8))
+    >>> print(logical_divide(lk.parse_layout("_8:_4"), lk.parse_layout("_3:_1")))
+    (_3,_3):(_4,_12)
     """
-    if isinstance(layout, Layout) is False and not hasattr(layout, "layout_b"):
-        raise LayoutError(f"logical_divide: layout must be a Layout, got {layout!r}")
-    if isinstance(tiler, tuple):
-        base = layout.layout_b if hasattr(layout, "layout_b") else layout
-        if len(tiler) > len(base):
-            raise LayoutError(f"logical_divide: tiler of rank {len(tiler)} is longer than the "
-                              f"layout {base}")
+    if type(layout) is not Layout:
         if hasattr(layout, "layout_b"):
             from .swizzle import ComposedLayout
             return ComposedLayout(layout.layout_a, layout.offset,
                                   logical_divide(layout.layout_b, tiler))
-        modes = []
-        for i in range(len(layout)):
-            if i < len(tiler) and not isinstance(tiler[i], Underscore):
-                modes.append(logical_divide(layout[i], tiler[i]))
-            else:
-                modes.append(layout[i])
-        return make_layout(*modes)
-    if hasattr(layout, "layout_b"):
-        from .swizzle import ComposedLayout
-        return ComposedLayout(layout.layout_a, layout.offset,
-                              logical_divide(layout.layout_b, tiler))
+        raise LayoutError(f"logical_divide: layout must be a Layout, got {layout!r}")
+    if type(tiler) is tuple:
+        return _by_mode(layout, tiler, logical_divide, "logical_divide")
     if isinstance(tiler, Underscore):
         return layout
-    tiler = _tiler_mode(tiler)
-    _check_divides(layout, tiler, "logical_divide")
-    # CuTe passes shape(layout) (not its size) as the complement's cotarget
-    rest = complement(tiler, layout.shape)
-    if int(size(tiler)) * int(size(rest)) != int(size(layout)):
-        # e.g. 3:1 over (2,6): ceil_div((2,6), 3) = (1,3) keeps 9 of 12 elements
-        raise LayoutError(f"logical_divide: tiler {tiler} does not tile the shape "
-                          f"{fmt(layout.shape)} of layout {layout} mode by mode (tile and rest "
-                          f"cover {int(size(tiler)) * int(size(rest))} of {int(size(layout))} "
-                          "elements)")
-    return composition(layout, make_layout(tiler, rest))
+    if type(tiler) is not Layout:
+        tiler = _tiler_mode(tiler, "logical_divide")
+    c = coalesce(layout)
+    f = _filter(tiler)
+    rest = _complement(f.shape, f.stride, c.shape, tiler)
+    flat = coalesce_x(layout)
+    return _composition_impl(flat.shape, flat.stride, (tiler.shape, rest.shape),
+                             (tiler.stride, rest.stride))
 
 
 def _zip2_by(layout, guide):
@@ -360,7 +453,8 @@ def _zip2_by(layout, guide):
     """
     if isinstance(guide, tuple):
         if len(guide) > len(layout):
-            raise LayoutError(f"zipped tiler of rank {len(guide)} is longer than layout {layout}")
+            raise LayoutError(f"zipped tiler of rank {len(guide)} is longer than layout {layout} "
+                              "(CuTe: Mismatched ranks)")
         firsts, seconds = [], []
         for i, g in enumerate(guide):
             a, b = _zip2_by(layout[i], g)
@@ -369,7 +463,8 @@ def _zip2_by(layout, guide):
         seconds += [layout[i] for i in range(len(guide), len(layout))]
         return make_layout(*firsts), make_layout(*seconds)
     if len(layout) != 2:
-        raise LayoutError(f"zipped divide/product: mode {layout} is not a (tile, rest) pair")
+        raise LayoutError(f"zipped divide/product: mode {layout} is not a (tile, rest) pair "
+                          "(CuTe: Mismatched ranks)")
     return layout[0], layout[1]
 
 
@@ -442,23 +537,21 @@ def logical_product(block, tiler):
     >>> print(logical_product(lk.parse_layout("(_2,_2):(_1,_2)"), lk.parse_layout("_3:_1")))
     ((_2,_2),_3):((_1,_2),_4)
     """
-    if hasattr(block, "layout_b"):
-        return _on_layout_b(block, logical_product, tiler)
-    block = _as_layout(block, "logical_product: block")
-    if isinstance(tiler, tuple):
-        if len(tiler) > len(block):
-            raise LayoutError(f"logical_product: tiler of rank {len(tiler)} is longer than the "
-                              f"block {block}")
-        modes = []
-        for i in range(len(block)):
-            if i < len(tiler) and not isinstance(tiler[i], Underscore):
-                modes.append(logical_product(block[i], tiler[i]))
-            else:
-                modes.append(block[i])
-        return make_layout(*modes)
-    tiler = _tiler_mode(tiler)
-    _check_injective(block, "logical_product: block")
-    return make_layout(block, composition(complement(block, size(block) * cosize(tiler)), tiler))
+    if type(block) is not Layout:
+        if hasattr(block, "layout_b"):
+            return _on_layout_b(block, logical_product, tiler)
+        block = _as_layout(block, "logical_product: block")
+    if type(tiler) is tuple:
+        return _by_mode(block, tiler, logical_product, "logical_product")
+    if isinstance(tiler, Underscore):
+        return block
+    if type(tiler) is not Layout:
+        tiler = _tiler_mode(tiler, "logical_product")
+    f = _filter(block)
+    comp = _complement(f.shape, f.stride, product(block.shape) * cosize(tiler), block)
+    flat = coalesce_x(comp)
+    r = _composition_impl(flat.shape, flat.stride, tiler.shape, tiler.stride)
+    return _mk((block.shape, r.shape), (block.stride, r.stride))
 
 
 def zipped_product(block, tiler):
@@ -481,39 +574,74 @@ def flat_product(block, tiler):
     return _flat_unpack(zipped_product(block, tiler))
 
 
+def _zip_tuple(a, b):
+    # CuTe's zip(a, b): ((a0,b0),(a1,b1),...) when a is a tuple (b must have a's rank),
+    # else ((a,b)) -- a non-tuple a is wrapped
+    if type(a) is not tuple:
+        return ((a, b),)
+    if type(b) is not tuple or len(b) != len(a):
+        return None
+    return tuple((x, y) for x, y in zip(a, b))
+
+
 def zip_layouts(a, b):
-    """Mode-wise pairs: ``((a0,b0),(a1,b1),...)`` for layouts of equal rank."""
+    """CuTe's ``zip(a, b)`` of two layouts: ``((a0,b0),(a1,b1),...)``; a non-tuple ``a``
+    gives ``((a,b))``.
+
+    >>> import labkit as lk
+    >>> print(zip_layouts(lk.parse_layout("(_2,_3):(_1,_2)"), lk.parse_layout("(_4,_5):(_6,_24)")))
+    ((_2,_4),(_3,_5)):((_1,_6),(_2,_24))
+    """
     a, b = _as_layout(a, "zip: a"), _as_layout(b, "zip: b")
-    if len(a) != len(b):
-        raise LayoutError(f"zip: layouts {a} and {b} differ in rank")
-    return make_layout(*[make_layout(x, y) for x, y in zip(a, b)])
+    s = _zip_tuple(a.shape, b.shape)
+    if s is None:
+        raise LayoutError(f"zip: layouts {a} and {b} differ in rank (CuTe: Mismatched Ranks)")
+    return _mk(s, _zip_tuple(a.stride, b.stride))
 
 
-def _rank_pair(block, tiler):
-    block = _as_layout(block, "block")
-    tiler = _tiler_mode(tiler)
+def _append_to_rank(layout, R):
+    # CuTe's append<R>(layout): pad with _1:_0 modes up to rank R
+    n = len(layout)
+    if n >= R:
+        return layout
+    shp = layout.shape if type(layout.shape) is tuple else (layout.shape,)
+    std = layout.stride if type(layout.stride) is tuple else (layout.stride,)
+    return _mk(shp + (_S1,) * (R - n), std + (_S0,) * (R - n))
+
+
+def _rank_product(block, tiler, what):
+    if type(block) is not Layout:
+        block = _as_layout(block, f"{what}: block")
+    if type(tiler) is not Layout:
+        tiler = _as_layout(tiler, f"{what}: tiler")
     R = max(len(block), len(tiler))
-    b = append(block, n=R) if len(block) < R else block
-    t = append(tiler, n=R) if len(tiler) < R else tiler
-    return b, t, R
+    res = logical_product(_append_to_rank(block, R), _append_to_rank(tiler, R))
+    return _mk(res.shape[0], res.stride[0]), _mk(res.shape[1], res.stride[1])
 
 
 def blocked_product(block, tiler):
-    """Each mode is (block mode, tiler mode): the tiler repeats whole blocks.
+    """``zip(block, product)``: each mode is (block mode, tiler mode), so the tiler repeats
+    whole blocks. Both operands are padded to the same rank; as in CuTe the result is not
+    coalesced.
 
     >>> import labkit as lk
     >>> print(blocked_product(lk.parse_layout("(_2,_2):(_1,_2)"), lk.parse_layout("(_2,_3):(_1,_2)")))
     ((_2,_2),(_2,_3)):((_1,_4),(_2,_8))
+    >>> print(blocked_product(lk.parse_layout("_4:_1"), lk.parse_layout("_2:_1")))
+    ((_4,_2)):((_1,_4))
     """
     if hasattr(block, "layout_b"):
         return _on_layout_b(block, blocked_product, tiler)
-    b, t, R = _rank_pair(block, tiler)
-    res = logical_product(b, t)
-    return coalesce(zip_layouts(res[0], res[1]), tuple(S(1) for _ in range(R)))
+    b, p = _rank_product(block, tiler, "blocked_product")
+    try:
+        return zip_layouts(b, p)
+    except LayoutError:
+        raise LayoutError(f"blocked_product: the block {b} and the product {p} of tiler "
+                          f"{tiler} differ in rank (CuTe: Mismatched Ranks)") from None
 
 
 def raked_product(block, tiler):
-    """Each mode is (tiler mode, block mode): blocks are interleaved (raked).
+    """``zip(product, block)``: each mode is (tiler mode, block mode), so blocks interleave.
 
     >>> import labkit as lk
     >>> print(raked_product(lk.parse_layout("(_2,_2):(_1,_2)"), lk.parse_layout("(_2,_3):(_1,_2)")))
@@ -521,39 +649,54 @@ def raked_product(block, tiler):
     """
     if hasattr(block, "layout_b"):
         return _on_layout_b(block, raked_product, tiler)
-    b, t, R = _rank_pair(block, tiler)
-    res = logical_product(b, t)
-    return coalesce(zip_layouts(res[1], res[0]), tuple(S(1) for _ in range(R)))
+    b, p = _rank_product(block, tiler, "raked_product")
+    try:
+        return zip_layouts(p, b)
+    except LayoutError:
+        raise LayoutError(f"raked_product: the product {p} of tiler {tiler} and the block {b} "
+                          "differ in rank (CuTe: Mismatched Ranks)") from None
 
 
 def tile_to_shape(block, trg_shape, order=None):
     """Repeat ``block`` (blocked) until it covers ``trg_shape``; ``order`` orders the repeats.
 
+    As in CuTe the result is ``blocked_product(block, repeats)``, not coalesced: a mode
+    the block already fills keeps a ``_1`` repeat.
+
     >>> import labkit as lk
     >>> atom = lk.parse_layout("(_8,(_8,_8)):(_8,(_1,_64))")
     >>> print(tile_to_shape(atom, (lk.S(128), lk.S(64), lk.S(3))))
-    ((_8,_16),(_8,_8),_3):((_8,_512),(_1,_64),_8192)
+    ((_8,_16),((_8,_8),_1),(_1,_3)):((_8,_512),((_1,_64),_0),(_0,_8192))
     """
     if hasattr(block, "layout_b"):
         return _on_layout_b(block, tile_to_shape, trg_shape, order)
     block = _as_layout(block, "tile_to_shape: block")
     check_int_tuple(trg_shape, "tile_to_shape: target shape")
-    if not isinstance(trg_shape, tuple):
-        trg_shape = (trg_shape,)
-    R = len(trg_shape)
+    R = len(trg_shape) if type(trg_shape) is tuple else 1
     if len(block) > R:
         raise LayoutError(f"tile_to_shape: block {block} has more modes than the target "
-                          f"shape {fmt(trg_shape)}")
-    padded = append(block, n=R)
-    block_shape = tuple(product(m.shape) for m in padded)
-    target = tuple(product(s) for s in trg_shape)
-    for t, b in zip(target, block_shape):
-        if t % b != 0:
-            raise LayoutError(f"tile_to_shape: block shape {fmt(block_shape)} does not evenly "
-                              f"divide the target shape {fmt(target)}")
-    product_shape = tuple(t // b for t, b in zip(target, block_shape))
+                          f"shape {fmt(trg_shape)} (CuTe: Rank of layout must be <= rank of "
+                          "target shape.)")
+    padded = _append_to_rank(block, R)
+    block_shape = tuple(product(m.shape) for m in padded) if R > 1 or type(
+        padded.shape) is tuple else (product(padded.shape),)
+    target = tuple(product(s) for s in trg_shape) if type(trg_shape) is tuple else (trg_shape,)
+    if is_static(target):
+        if not is_static(block_shape):
+            raise LayoutError(f"tile_to_shape: the target shape {fmt(target)} is static but the "
+                              f"block shape {fmt(block_shape)} is not, so CuTe cannot check at "
+                              "compile time that the block divides it (its static assert does "
+                              "not compile)")
+        for t, b in zip(target, block_shape):
+            if t % b != 0:
+                raise LayoutError(f"tile_to_shape: block shape {fmt(block_shape)} does not "
+                                  f"divide the target shape {fmt(target)} (CuTe: tile_to_shape: "
+                                  "block shape does not divide the target shape.)")
+    product_shape = tuple(ceil_div(t, b) for t, b in zip(target, block_shape))
+    if type(trg_shape) is not tuple:
+        product_shape = product_shape[0]
     rep = make_ordered_layout(product_shape, order) if order is not None else Layout(product_shape)
-    return coalesce(blocked_product(padded, rep), product_shape)
+    return blocked_product(padded, rep)
 
 
 # --------------------------------------------------------------------------- vectors, recast

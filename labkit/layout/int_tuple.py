@@ -21,7 +21,7 @@ from __future__ import annotations
 from ..errors import LayoutError
 
 __all__ = [
-    "S", "is_static", "is_int", "is_tuple", "is_constant", "product", "flatten_tuple",
+    "S", "cdiv", "is_static", "is_int", "is_tuple", "is_constant", "product", "flatten_tuple",
     "shape_div", "shape_min", "ceil_div", "fmt", "congruent", "depth_of", "rank_of",
     "signum", "as_static", "as_dynamic", "unwrap", "check_int_tuple", "coalesce_shape",
 ]
@@ -33,20 +33,35 @@ __all__ = [
 _ZERO_ABSORBS = {"__mul__", "__rmul__", "__floordiv__", "__mod__", "__and__", "__rand__"}
 
 
+_int_new = int.__new__
+
+
 def _binop(name):
     base = getattr(int, name)
+    absorbs = name in _ZERO_ABSORBS
+    rmod = name == "__rmod__"
 
     def op(self, other):
         r = base(self, other)
-        if r is NotImplemented or isinstance(r, bool):
+        if r is NotImplemented:
+            return r
+        t = type(other)
+        if t is S:
+            return _int_new(S, r)
+        if t is int:
+            if absorbs and not self:
+                return _S0
+            if rmod and (self == 1 or self == -1):
+                return _S0
+            return r
+        if t is bool or not isinstance(other, int):
             return r
         if isinstance(other, S):
-            return S(r)
-        if is_int(other):
-            if int(self) == 0 and name in _ZERO_ABSORBS:
-                return S(0)
-            if name == "__rmod__" and int(self) in (1, -1):
-                return S(0)
+            return _int_new(S, r)
+        if absorbs and not self:
+            return _S0
+        if rmod and (self == 1 or self == -1):
+            return _S0
         return int(r)
 
     op.__name__ = name
@@ -63,9 +78,11 @@ class S(int):
     __slots__ = ()
 
     def __new__(cls, value):
+        if type(value) is int or type(value) is S:
+            return _int_new(cls, value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise LayoutError(f"S(value): value must be an int, got {value!r}")
-        return super().__new__(cls, value)
+        return _int_new(cls, value)
 
     def __repr__(self):
         return f"_{int(self)}"
@@ -73,10 +90,10 @@ class S(int):
     __str__ = __repr__
 
     def __neg__(self):
-        return S(-int(self))
+        return _int_new(S, -int(self))
 
     def __abs__(self):
-        return S(abs(int(self)))
+        return self if self >= 0 else _int_new(S, -int(self))
 
     def __pos__(self):
         return self
@@ -88,6 +105,9 @@ for _name in ("__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__
               "__rshift__", "__rrshift__"):
     setattr(S, _name, _binop(_name))
 del _name
+_S0 = _int_new(S, 0)
+_S1 = _int_new(S, 1)
+_S2 = _int_new(S, 2)
 
 
 def is_int(x) -> bool:
@@ -137,12 +157,22 @@ def check_int_tuple(x, what: str):
 
 
 def flatten_tuple(x) -> tuple:
-    if isinstance(x, tuple):
-        out = []
-        for e in x:
-            out.extend(flatten_tuple(e))
-        return tuple(out)
-    return (x,)
+    if type(x) is not tuple:
+        return (x,)
+    for e in x:
+        if type(e) is tuple:
+            out = []
+            _flatten_into(x, out)
+            return tuple(out)
+    return x
+
+
+def _flatten_into(x, out):
+    for e in x:
+        if type(e) is tuple:
+            _flatten_into(e, out)
+        else:
+            out.append(e)
 
 
 def product(x):
@@ -186,15 +216,19 @@ def _sdiv(a, b):
 
 
 def shape_div(a, b):
-    """CuTe's ``shape_div``: ``a / b`` when ``b`` divides ``a``, else the sign when ``a`` divides ``b``.
+    """CuTe's ``shape_div``: ``ceil_div(a, b)``, folded over tuples.
 
-    >>> shape_div((S(4), S(8)), S(8)), shape_div(S(2), S(8))
-    ((_1, _4), _1)
+    When both are static they must divide one another (CuTe's static "Divisibility
+    Condition"); run-time values are not checked, as in C++.
+
+    >>> shape_div((S(4), S(8)), S(8)), shape_div(S(2), S(8)), shape_div(6, 4)
+    ((_1, _4), _1, 2)
     """
     if isinstance(a, tuple):
         if isinstance(b, tuple):
             if len(a) != len(b):
-                raise LayoutError(f"shape_div: ranks of {fmt(a)} and {fmt(b)} differ")
+                raise LayoutError(f"shape_div: ranks of {fmt(a)} and {fmt(b)} differ "
+                                  "(CuTe: Mismatched ranks)")
             return tuple(shape_div(x, y) for x, y in zip(a, b))
         out = []
         rest = b
@@ -208,14 +242,24 @@ def shape_div(a, b):
         raise LayoutError(f"shape_div: expected ints or tuples of ints, got {a!r} and {b!r}")
     if b == 0:
         raise LayoutError(f"shape_div: cannot divide {fmt(a)} by zero")
-    if a % b != 0 and (a == 0 or b % a != 0):
+    if type(a) is S and type(b) is S and a % b != 0 and (a == 0 or b % a != 0):
         raise LayoutError(f"shape_div: {fmt(a)} and {fmt(b)} must divide one another "
-                          "(the divisibility rule of CuTe's shape_div)")
-    q = _sdiv(a, b)
-    if q != 0:
-        return q
-    r = signum(a) * signum(b)
-    return S(int(r)) if isinstance(a, S) and isinstance(b, S) else int(r)
+                          "(CuTe: Divisibility Condition)")
+    return cdiv(a + b - _S1, b)
+
+
+def cdiv(a, b):
+    """C++ integer division ``a / b`` (truncates toward zero), static when both are static
+    or when ``a`` is a static zero; a run-time zero divisor raises (C++ aborts)."""
+    if not b:
+        raise LayoutError(f"division of {fmt(a)} by {fmt(b)}: division by zero "
+                          "(C++ aborts at run time: SIGFPE)")
+    ia, ib = int(a), int(b)
+    q = ia // ib if (ia >= 0) == (ib > 0) or ia % ib == 0 else -(abs(ia) // abs(ib))
+    if type(a) is S:
+        if type(b) is S or ia == 0:
+            return _int_new(S, q)
+    return q
 
 
 def shape_min(a, b):
@@ -228,6 +272,13 @@ def shape_min(a, b):
 
 def ceil_div(a, b):
     """``ceil(a / b)`` elementwise (CuTe's ``ceil_div``)."""
+    ta, tb = type(a), type(b)
+    if (ta is S or ta is int) and (tb is S or tb is int):
+        ia, ib = int(a), int(b)
+        if ib > 0 and ia >= 0:
+            q = (ia + ib - 1) // ib
+            return _int_new(S, q) if ta is S and tb is S else q
+        return cdiv(a + b - _S1, b)
     if isinstance(a, tuple):
         if isinstance(b, tuple):
             out = [ceil_div(x, y) for x, y in zip(a, b)]
@@ -243,9 +294,7 @@ def ceil_div(a, b):
         return ceil_div(a, product(b))
     if not (is_int(a) and is_int(b)):
         raise LayoutError(f"ceil_div: expected ints or tuples of ints, got {a!r} and {b!r}")
-    if b == 0:
-        raise LayoutError(f"ceil_div: cannot divide {fmt(a)} by zero")
-    return (a + b - S(1)) // b
+    return cdiv(a + b - _S1, b)
 
 
 def coalesce_shape(x):
@@ -254,6 +303,8 @@ def coalesce_shape(x):
     >>> coalesce_shape((S(2), (S(4), 3), 5, S(2)))
     (_8, 15, _2)
     """
+    if type(x) is not tuple:
+        return x
     flat = flatten_tuple(x)
     out = [flat[0]]
     for a in flat[1:]:

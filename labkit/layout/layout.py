@@ -16,11 +16,11 @@ Mirrors ``include/cute/layout.hpp``.
 
 from __future__ import annotations
 
-import numpy as np
+from ._np import np
 
 from ..errors import LayoutError
 from .int_tuple import (
-    S, is_int, is_constant, is_static, product, flatten_tuple, fmt, congruent, depth_of,
+    _S0, _S1, _S2, _int_new, S, is_int, is_constant, is_static, product, flatten_tuple, fmt, congruent, depth_of,
     check_int_tuple, unwrap,
 )
 
@@ -44,7 +44,7 @@ class Layout:
     (3, 13)
     """
 
-    __slots__ = ("shape", "stride")
+    __slots__ = ("shape", "stride", "_flat")
 
     def __init__(self, shape, stride=None):
         if isinstance(shape, Layout):
@@ -101,13 +101,28 @@ class Layout:
 
     # -- evaluation ------------------------------------------------------------------------
     def __call__(self, *args):
-        if len(args) == 0:
+        if len(args) == 1:
+            crd = args[0]
+            t = type(crd)
+            if (t is int or t is S) and crd >= 0:
+                # the flat index: every leaf but the last takes its digit, the last runs on
+                try:
+                    leaves, last = self._flat
+                except AttributeError:
+                    leaves, last = self._flat = _flat_eval(self.shape, self.stride)
+                r = 0
+                for s, d in leaves:
+                    r += (crd % s) * d
+                    crd //= s
+                return r + crd * last
+        elif not args:
             raise LayoutError(f"layout {self}: call with an index or a coordinate")
-        crd = args[0] if len(args) == 1 else tuple(args)
+        else:
+            crd = args
         if _has_slice(crd):
             raise LayoutError(f"layout {self}: slicing with _ is done by labkit.slice_layout "
                               "or by a Tensor")
-        _check_coord(crd, self.shape, f"coordinate {_cfmt(crd)} of layout {self}")
+        _check_coord(crd, self.shape, "coordinate", self)
         return int(_crd2idx(crd, self.shape, self.stride))
 
     def offsets(self) -> np.ndarray:
@@ -149,21 +164,68 @@ def _cfmt(c):
     return fmt(c) if isinstance(c, tuple) else str(c)
 
 
-def _check_coord(crd, shp, what):
+def _check_coord(crd, shp, what, layout=None):
+    """Coordinates must match the shape's nesting and be non-negative. Like CuTe, there is no
+    upper bound: the last (outermost) mode runs on past the domain, ``(3:1)(3) == 3``."""
     if isinstance(crd, tuple):
-        if not isinstance(shp, tuple):
-            raise LayoutError(f"{what}: the coordinate is deeper than the shape {fmt(shp)}")
-        if len(crd) != len(shp):
-            raise LayoutError(f"{what}: rank {len(crd)} does not match the shape "
-                              f"{fmt(shp)} of rank {len(shp)}")
+        if not isinstance(shp, tuple) or len(crd) != len(shp):
+            _bad_coord(crd, shp, what, layout, "its rank does not match the shape's")
         for c, s in zip(crd, shp):
-            _check_coord(c, s, what)
+            _check_coord(c, s, what, layout)
         return
-    if not is_int(crd):
-        raise LayoutError(f"{what}: coordinates must be ints or tuples, got {crd!r}")
+    if type(crd) is not int and type(crd) is not S and not is_int(crd):
+        _bad_coord(crd, shp, what, layout, f"coordinates must be ints or tuples, got {crd!r}")
+    if crd < 0:
+        _bad_coord(crd, shp, what, layout, "coordinates must be non-negative")
+
+
+def check_in_domain(crd, shp, what="coordinate"):
+    """Raise :class:`LayoutError` unless ``crd`` is a coordinate *inside* ``shp``: matching
+    nesting and every entry in range. CuTe itself does not bound coordinates (``L(i)``
+    runs on past the domain); callers that index storage use this.
+
+    >>> check_in_domain((1, 2), (4, 8))
+    >>> check_in_domain((1, 9), (4, 8))
+    Traceback (most recent call last):
+    ...
+    labkit.errors.LayoutError: coordinate (1,9): index 9 out of range [0, 8) of shape 8
+    """
+    _check_coord(crd, shp, what)
+    _check_bounds(crd, shp, f"{what} {_cfmt(crd)}")
+
+
+def _check_bounds(crd, shp, what):
+    if isinstance(crd, tuple):
+        for c, s in zip(crd, shp):
+            _check_bounds(c, s, what)
+        return
     n = product(shp)
-    if not 0 <= crd < n:
+    if crd >= n:
         raise LayoutError(f"{what}: index {crd} out of range [0, {int(n)}) of shape {fmt(shp)}")
+
+
+def _bad_coord(crd, shp, what, layout, why):
+    where = f" of layout {layout}" if layout is not None else f" (shape {fmt(shp)})"
+    raise LayoutError(f"{what}{where}: {why}")
+
+
+def _flat_eval(shape, stride):
+    """((extent, stride), ...) of every leaf but the last, and the last stride (plain ints)."""
+    if type(shape) is not tuple:
+        return (), int(stride)
+    fs, fd = flatten_tuple(shape), flatten_tuple(stride)
+    return tuple((int(s), int(d)) for s, d in zip(fs[:-1], fd[:-1])), int(fd[-1])
+
+
+_obj_new = object.__new__
+
+
+def _mk(shape, stride):
+    """A Layout from a shape and stride known to be valid (no checks)."""
+    L = _obj_new(Layout)
+    L.shape = shape
+    L.stride = stride
+    return L
 
 
 def is_layout(x) -> bool:
@@ -180,8 +242,8 @@ def make_layout(*args):
     >>> print(make_layout(Layout(4, 2), Layout(3, 8)))
     (4,3):(2,8)
     """
-    if args and all(isinstance(a, Layout) for a in args):
-        return Layout(tuple(a.shape for a in args), tuple(a.stride for a in args))
+    if args and all(type(a) is Layout or isinstance(a, Layout) for a in args):
+        return _mk(tuple([a.shape for a in args]), tuple([a.stride for a in args]))
     if len(args) == 1:
         return Layout(args[0])
     if len(args) == 2:
@@ -264,6 +326,8 @@ def crd2idx(crd, shp, std):
     if not congruent(shp, std):
         raise LayoutError(f"crd2idx: shape {fmt(shp)} and stride {fmt(std)} must have the same "
                           "nesting (rank mismatch)")
+    if any(e < 1 for e in flatten_tuple(shp)):
+        raise LayoutError(f"crd2idx: shape {fmt(shp)} must have positive extents")
     _check_coord(crd, shp, f"crd2idx: coordinate {_cfmt(crd)}")
     return _crd2idx(crd, shp, std)
 
@@ -329,28 +393,41 @@ def flatten(x):
 
 
 def _bw_coalesce(shp, std):
-    """CuTe's ``bw_coalesce`` on flat tuples; merges only statically provable modes."""
-    new_s = [shp[-1]]
-    new_d = [std[-1]]
+    """CuTe's ``bw_coalesce`` on flat tuples; merges only statically provable modes.
+
+    Walking back from the last leaf, a static ``_1`` extent is dropped, and a leaf ``s:d``
+    merges into the front ``s0:d0`` when ``s0`` is static and ``s * d == d0`` is known at
+    compile time (``s * d`` static: both static, or ``d`` a static zero).
+    """
+    front_s, front_d = [shp[-1]], [std[-1]]
     for i in range(len(shp) - 2, -1, -1):
-        s, d = shp[i], std[i]
-        if is_constant(1, s):
+        s = shp[i]
+        s_st = type(s) is S
+        if s_st and s == 1:
             continue
-        if len(new_s) == 1 and is_constant(1, new_s[0]):
-            new_s, new_d = [s], [d]
+        s0 = front_s[-1]
+        if len(front_s) == 1 and type(s0) is S and s0 == 1:
+            front_s[0] = s
+            front_d[0] = std[i]
             continue
-        if (isinstance(new_s[0], S) and isinstance(s, S) and isinstance(d, S)
-                and isinstance(new_d[0], S) and s * d == new_d[0]):
-            new_s[0] = s * new_s[0]
-            new_d[0] = d
+        d = std[i]
+        d0 = front_d[-1]
+        # merge when s0 is static and s * d == d0 is known at compile time
+        if type(d) is S and type(s0) is S and type(d0) is S and (s_st or d == 0) \
+                and int(s) * int(d) == d0:
+            front_s[-1] = _int_new(S, int(s) * int(s0)) if s_st else int(s) * int(s0)
+            front_d[-1] = d
             continue
-        new_s.insert(0, s)
-        new_d.insert(0, d)
-    if len(new_s) == 1:
-        if is_constant(1, new_s[0]):
-            return Layout(S(1), S(0))
-        return Layout(new_s[0], new_d[0])
-    return Layout(tuple(new_s), tuple(new_d))
+        front_s.append(s)
+        front_d.append(d)
+    if len(front_s) == 1:
+        s0 = front_s[0]
+        if type(s0) is S and s0 == 1:
+            return _mk(_S1, _S0)
+        return _mk(s0, front_d[0])
+    front_s.reverse()
+    front_d.reverse()
+    return _mk(tuple(front_s), tuple(front_d))
 
 
 def coalesce_x(layout):
@@ -358,9 +435,15 @@ def coalesce_x(layout):
     mode is kept as ``_2`` so the function is also preserved past the end of the domain
     (``(_4,_1):(_1,_0)`` becomes ``(_4,_2):(_1,_0)``, not ``_4:_1``). ``composition`` uses it.
     """
-    shp, std = flatten_tuple(layout.shape), flatten_tuple(layout.stride)
-    if is_constant(1, shp[-1]):
-        shp = shp[:-1] + (S(2),)
+    shp = layout.shape
+    if type(shp) is not tuple:
+        if type(shp) is S and shp == 1:
+            return _mk(_S2, layout.stride)
+        return layout
+    shp, std = flatten_tuple(shp), flatten_tuple(layout.stride)
+    last = shp[-1]
+    if type(last) is S and last == 1:
+        shp = shp[:-1] + (_S2,)
     return _bw_coalesce(shp, std)
 
 
@@ -378,8 +461,16 @@ def coalesce(layout, profile=None):
     >>> print(coalesce(Layout((S(2), (S(2), S(4))), (S(1), (S(2), S(16)))), (S(1), S(1))))
     (_2,(_2,_4)):(_1,(_2,_16))
     """
-    layout = _as_layout(layout, "coalesce")
-    if profile is not None and isinstance(profile, tuple):
+    if type(layout) is not Layout:
+        layout = _as_layout(layout, "coalesce")
+    if profile is None:
+        shp = layout.shape
+        if type(shp) is not tuple:
+            if type(shp) is S and shp == 1:
+                return _mk(_S1, _S0)
+            return layout
+        return _bw_coalesce(flatten_tuple(shp), flatten_tuple(layout.stride))
+    if isinstance(profile, tuple):
         if len(layout) < len(profile):
             raise LayoutError(f"coalesce: profile {fmt(profile)} has more modes than "
                               f"layout {layout}")
@@ -421,7 +512,16 @@ def filter(layout):
     >>> print(filter(Layout((S(2), S(3), S(4)), (S(1), S(0), S(2)))))
     _8:_1
     """
-    return coalesce(filter_zeros(_as_layout(layout, "filter")))
+    if type(layout) is not Layout:
+        layout = _as_layout(layout, "filter")
+    return _filter(layout)
+
+
+def _filter(layout):
+    shp, std = flatten_tuple(layout.shape), flatten_tuple(layout.stride)
+    if any(type(d) is S and d == 0 for d in std):
+        shp = tuple(_S1 if type(d) is S and d == 0 else s for s, d in zip(shp, std))
+    return _bw_coalesce(shp, std)
 
 
 def compact_major(shp, major="left", current=None):
@@ -440,8 +540,13 @@ def compact_major(shp, major="left", current=None):
     """
     if major not in ("left", "right"):
         raise LayoutError(f"compact_major: major must be 'left' or 'right', got {major!r}")
+    cur = _S1 if current is None else current
+    if major == "left" and type(shp) is not tuple:
+        if type(shp) is S:
+            return _S0 if shp == 1 else cur
+        if type(shp) is int:
+            return cur
     check_int_tuple(shp, "compact_major shape")
-    cur = S(1) if current is None else current
 
     def rec(s, cur):
         if isinstance(s, tuple):

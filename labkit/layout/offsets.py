@@ -9,11 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from ..errors import LayoutError
 from .int_tuple import product
-from .layout import Layout, make_layout
+from ._np import np
+from .layout import Layout, check_in_domain, make_layout
 from .swizzle import ComposedLayout
 
 __all__ = ["layout_offsets", "flat_index", "mode_sizes", "check_layout"]
@@ -63,6 +62,7 @@ def flat_index(layout: Any, coords: Any, what: str = "coords") -> np.ndarray:
             flat = []
             for c in coords:
                 try:
+                    check_in_domain(c, layout.shape)
                     flat.append(int(colex(c)))
                 except LayoutError as e:
                     raise LayoutError(f"{what}: {e}") from None

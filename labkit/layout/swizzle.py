@@ -17,7 +17,7 @@ Mirrors ``include/cute/swizzle.hpp`` and ``swizzle_layout.hpp``.
 
 from __future__ import annotations
 
-import numpy as np
+from ._np import np
 
 from ..errors import LayoutError
 from .int_tuple import S, is_int, fmt, is_static, flatten_tuple

@@ -20,7 +20,7 @@ Mirrors ``include/cute/tensor_impl.hpp`` and ``recast`` in ``tensor.hpp``.
 
 from __future__ import annotations
 
-import numpy as np
+from ._np import np
 
 from ..errors import LayoutError
 from .int_tuple import S, is_int, fmt, is_static
@@ -203,8 +203,9 @@ def make_tensor(storage, layout, offset=S(0)):
     return t
 
 
-def make_fragment(layout, dtype=np.float16):
-    """A tensor that owns zeroed storage of ``cosize(layout)`` elements (a register fragment).
+def make_fragment(layout, dtype=None):
+    """A tensor that owns zeroed storage of ``cosize(layout)`` elements (a register fragment);
+    ``dtype`` defaults to float16.
 
     >>> import labkit as lk
     >>> f = make_fragment(lk.parse_layout("((_2,_2,_2),_1,_1):((_1,_2,_4),_0,_0)"))
@@ -212,7 +213,7 @@ def make_fragment(layout, dtype=np.float16):
     (8, dtype('float16'))
     """
     n = int(cosize(layout))
-    return Tensor(np.zeros(n, dtype=dtype), layout, 0)
+    return Tensor(np.zeros(n, dtype=np.float16 if dtype is None else dtype), layout, 0)
 
 
 def recast(tensor, dtype):

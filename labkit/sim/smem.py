@@ -27,7 +27,7 @@ import numpy as np
 from labkit.banks import bank_conflicts_batch
 from labkit.errors import DeviceError
 
-__all__ = ["SharedMemory", "Access"]
+__all__ = ["SharedMemory", "Access", "summarize"]
 
 _STORE_OPS = {1: "st.shared.b8", 2: "st.shared.b16", 4: "st.shared.b32", 8: "st.shared.v2.b32", 16: "st.shared.v4.b32"}
 
@@ -133,8 +133,13 @@ class SharedMemory:
 
     def summary(self) -> dict:
         """``{op: (accesses, wavefronts, min_wavefronts, worst degree)}`` over the log."""
-        out: dict = {}
-        for acc in self.log:
-            n, w, m, d = out.get(acc.op, (0, 0, 0, 0))
-            out[acc.op] = (n + 1, w + acc.wavefronts, m + acc.min_wavefronts, max(d, acc.degree))
-        return out
+        return summarize(self.log)
+
+
+def summarize(accesses) -> dict:
+    """``{op: (accesses, wavefronts, min_wavefronts, worst degree)}`` of recorded accesses."""
+    out: dict = {}
+    for acc in accesses:
+        n, w, m, d = out.get(acc.op, (0, 0, 0, 0))
+        out[acc.op] = (n + 1, w + acc.wavefronts, m + acc.min_wavefronts, max(d, acc.degree))
+    return out

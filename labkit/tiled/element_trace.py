@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import LayoutError
-from ..layout import Layout, Tensor, S, make_tensor, parse_layout, right_inverse, size, idx2crd
+from ..layout import (Layout, Tensor, S, compact_major, crd2idx, make_tensor, parse_layout,
+                      right_inverse, size, idx2crd)
 from ..atoms import copy_atom, ELEMENT_BITS
 from .tiled_mma import TiledMMA, make_tiled_mma
 from .tiled_copy import TiledCopy, make_tiled_copy_A, make_tiled_copy_B
@@ -152,7 +153,6 @@ def _source_table(tc, smem):
 
 
 def _flat(c, shape):
-    from ..layout import crd2idx, compact_major
     return int(crd2idx(c, shape, compact_major(shape, "left")))
 
 

@@ -18,11 +18,12 @@ from __future__ import annotations
 from ..errors import LayoutError
 from ..layout import (
     Layout, ComposedLayout, Tensor, S, _, make_layout, size, composition, zipped_divide,
-    right_inverse, logical_product, raked_product, coalesce, upcast, prepend, zip_layouts,
+    right_inverse, logical_product, raked_product, coalesce, upcast, zip_layouts,
 )
 from ..layout.int_tuple import is_int, product
+from ..layout.tensor import slice_layout
 from ..atoms import CopyAtom, copy_atom
-from .tiled_mma import TiledMMA, _layout_of
+from .tiled_mma import TiledMMA, _check_thread, _layout_of
 
 __all__ = ["TiledCopy", "ThrCopy", "make_tiled_copy", "make_tiled_copy_A", "make_tiled_copy_B",
            "make_tiled_copy_C", "make_tiled_copy_impl"]
@@ -111,7 +112,6 @@ class TiledCopy:
         tile = (V,) + tuple(product(s) for s in _shape_each(frg_layout_mn))
         t_layout = zipped_divide(layout, tile)
         v_layout = composition(t_layout, (frg_layout_v, _))
-        from ..layout.tensor import slice_layout
         crd = (_, (S(0),) + (_,) * (R - 1)) if R > 1 else (_, S(0))
         sub, off = slice_layout(v_layout, crd)
         if int(off) != 0:
@@ -119,11 +119,7 @@ class TiledCopy:
         return sub
 
     def get_slice(self, thr_idx):
-        n = int(self.num_threads)
-        if not is_int(thr_idx) or not 0 <= thr_idx < n:
-            raise LayoutError(f"get_slice: thread index must be an int in [0, {n}), got "
-                              f"{thr_idx!r}")
-        return ThrCopy(self, thr_idx)
+        return ThrCopy(self, _check_thread(thr_idx, self.num_threads))
 
     get_thread_slice = get_slice
 

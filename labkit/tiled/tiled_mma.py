@@ -16,13 +16,12 @@ import numpy as np
 
 from ..errors import LayoutError
 from ..layout import (
-    Layout, ComposedLayout, Tensor, S, _, make_layout, make_tensor, make_fragment, size,
+    Layout, ComposedLayout, Tensor, S, _, make_layout, make_fragment, size,
     composition, logical_divide, zipped_divide, tiled_product, right_inverse, append,
-    make_fragment_like, is_static, parse_layout,
+    make_fragment_like, parse_layout,
 )
-from ..layout.int_tuple import is_int, product
+from ..layout.int_tuple import flatten_tuple, is_int
 from ..atoms import MMAAtom, mma_atom
-from ..atoms import ELEMENT_BITS
 
 __all__ = ["TiledMMA", "ThrMMA", "make_tiled_mma"]
 
@@ -128,7 +127,7 @@ class TiledMMA:
         ref = Layout((self.tile_size(mi), self.tile_size(ki)))
         frg = {"A": self.thrfrg_A, "B": self.thrfrg_B, "C": self.thrfrg_C}[which](ref)
         v = self.thr_layout_vmnk
-        sM, sN, sK = size(v[1]), size(v[2]), size(v[3])
+        sM, sN = size(v[1]), size(v[2])
         if which == "A":   # (ThrV,(ThrM,ThrK)) -> (ThrV,(ThrM,ThrN,ThrK)), ThrN broadcast
             tile = (_, (Layout((sM, sN), (S(1), S(0))), _))
         elif which == "B":   # (ThrV,(ThrN,ThrK)) -> (ThrV,(ThrM,ThrN,ThrK)), ThrM broadcast
@@ -151,11 +150,7 @@ class TiledMMA:
 
     def get_slice(self, thr_idx):
         """``ThrMMA`` of thread ``thr_idx`` (an int is a run-time index, ``lk.S(i)`` static)."""
-        n = int(self.num_threads)
-        if not is_int(thr_idx) or not 0 <= thr_idx < n:
-            raise LayoutError(f"get_slice: thread index must be an int in [0, {n}), got "
-                              f"{thr_idx!r}")
-        return ThrMMA(self, thr_idx)
+        return ThrMMA(self, _check_thread(thr_idx, self.num_threads))
 
     get_thread_slice = get_slice
 
@@ -172,9 +167,16 @@ def _check_div(layout, tile, name):
                               f"{name} atom's {int(size(t))}")
 
 
+def _check_thread(thr_idx, num_threads):
+    """``thr_idx`` if it is an int (or static int) in ``[0, num_threads)``; else a LayoutError."""
+    n = int(num_threads)
+    if not is_int(thr_idx) or not 0 <= thr_idx < n:
+        raise LayoutError(f"get_slice: thread index must be an int in [0, {n}), got {thr_idx!r}")
+    return thr_idx
+
+
 def _thread_coord(thr_layout_vmnk, thr_idx):
     """CuTe's ``get_flat_coord``: (v, m, n, k) of ``thr_idx``, static if ``thr_idx`` is static."""
-    from ..layout.int_tuple import flatten_tuple
     crd = []
     for m in thr_layout_vmnk:
         d = flatten_tuple(m.stride)[0]

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from labkit.errors import LayoutError
-from labkit.layout import flatten, product
+from labkit.layout import ComposedLayout, Layout, flatten, product
 
 __all__ = ["flat", "offset_table", "tv_table", "grid_shape"]
 
@@ -54,7 +54,7 @@ def grid_shape(layout) -> tuple[int, int]:
 
 def _colex_values(layout, n: int) -> np.ndarray:
     """All ``n`` values of a layout in colexicographic order (its ``offsets()`` when it has one)."""
-    if hasattr(layout, "offsets"):
+    if isinstance(layout, (Layout, ComposedLayout)):
         return np.asarray(layout.offsets(), dtype=np.int64).reshape(-1)
     return np.array([int(layout(i)) for i in range(n)], dtype=np.int64)
 

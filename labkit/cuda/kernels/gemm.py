@@ -9,6 +9,8 @@ step          what it adds
 ``swizzle``   the same, with shared memory laid out by ``Swizzle<3,3,3>``: no bank conflicts
 ``pipeline``  ``cp.async.ca`` 3-stage pipeline, 64x64 warp tiles, fragments double-buffered
               in registers, a grouped CTA raster (plain 16-byte loads on sm_75)
+``tma``       the Tensor Memory Accelerator fills shared memory (sm_90): one thread, one
+              mbarrier per stage, 256x128 tiles of 8 warps, 4 stages
 ============  ==============================================================================
 
 Each step is a module ``labkit.cuda.kernels.gemm_<step>`` with a ``launch(A, B, C, acc,
@@ -18,12 +20,12 @@ inputs; :func:`check` runs a step on fresh random inputs against a float64 refer
 
 >>> from labkit.cuda.kernels import gemm
 >>> gemm.STEPS
-('naive', 'smem', 'mma', 'swizzle', 'pipeline')
+('naive', 'smem', 'mma', 'swizzle', 'pipeline', 'tma')
 >>> try:
 ...     gemm.gemm(None, None, step="fast")
 ... except ValueError as e:
 ...     print(e)
-step: must be one of ('naive', 'smem', 'mma', 'swizzle', 'pipeline'), got 'fast'
+step: must be one of ('naive', 'smem', 'mma', 'swizzle', 'pipeline', 'tma'), got 'fast'
 """
 
 import importlib
@@ -40,9 +42,13 @@ from labkit.cuda.kernels.gemm_common import (
 )
 from labkit.errors import DeviceError
 
-__all__ = ["STEPS", "step_module", "prepare", "gemm", "check", "kernel_report"]
+__all__ = ["STEPS", "H200_RUN", "step_module", "prepare", "gemm", "check", "kernel_report"]
 
-STEPS = ("naive", "smem", "mma", "swizzle", "pipeline")
+STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma")
+
+#: the committed H200 run of every step beside cuBLAS and CuTe's sgemm_sm80
+#: (``labkit.measurements.gemm_ladder(H200_RUN)``)
+H200_RUN = "gemm_h200_2026-12-01"
 
 
 def step_module(step):
@@ -108,14 +114,14 @@ def kernel_report(step, acc="f32", arch=None, sass_path=None, **options):
     """Registers, spills and SASS instruction mix of a tensor-core step's compiled kernel.
 
     Only the steps built by :mod:`labkit.cuda.kernels.gemm_tensorcore` (``mma``, ``swizzle``,
-    ``pipeline``) have one; the kernel must have run once. See
+    ``pipeline``, ``tma``) have one; the kernel must have run once. See
     :func:`labkit.cuda.kernels.gemm_tensorcore.kernel_report`.
     """
     from labkit.cuda.kernels import gemm_tensorcore as tc
 
     mod = step_module(step)
     if not hasattr(mod, "kernel_config"):
-        raise DeviceError(f"step: {step!r} is not a tensor-core step (mma, swizzle, pipeline)")
+        raise DeviceError(f"step: {step!r} is not a tensor-core step (mma, swizzle, pipeline, tma)")
     arch = device_arch() if arch is None else tuple(arch)
     cfg, name = mod.kernel_config(**options)
     return tc.kernel_report(cfg, acc, arch, name, sass_path)

@@ -42,6 +42,11 @@ CONFIGS = {
     "128x256x32s4": tc.TileConfig(bm=128, bn=256, bk=32, warps_m=2, warps_n=4, stages=4),
     "128x128x64s4": tc.TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=4),
     "128x128x64s3g32": tc.TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=3, group_m=32),
+    # eight warps of 64x64 in one CTA (one CTA per SM), cp.async.ca
+    "256x128x64s4ca": tc.TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=4, cache="ca"),
+    "128x256x64s3ca": tc.TileConfig(bm=128, bn=256, bk=64, warps_m=2, warps_n=4, stages=3, cache="ca"),
+    "256x128x32s4ca": tc.TileConfig(bm=256, bn=128, bk=32, warps_m=4, warps_n=2, stages=4, cache="ca"),
+    "128x128x32s4ca": tc.TileConfig(bm=128, bn=128, bk=32, warps_m=2, warps_n=2, stages=4, cache="ca"),
 }
 DEFAULT = "128x128x64s3ca"
 RULES = tc.RULES

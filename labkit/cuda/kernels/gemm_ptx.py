@@ -16,7 +16,24 @@ name                                                   PTX                      
 ``st_global_u32(dst, index, value)``                   ``st.global.b32``: 4 bytes at ``&dst[index]``  any
 ``st_global_v2_f32(dst, index, v0, v1)``               ``st.global.v2.f32``: 8 bytes at              any
                                                        ``&dst[index]``
+``mbarrier_init(bar, count)``                          ``mbarrier.init.shared::cta.b64``             80
+``fence_mbarrier_init()``                              ``fence.mbarrier_init.release.cluster`` +      90
+                                                       ``fence.proxy.async.shared::cta``
+``mbarrier_arrive_expect_tx(bar, nbytes)``             ``mbarrier.arrive.expect_tx.shared::cta.b64``  90
+``mbarrier_try_wait(bar, parity)``                     ``mbarrier.try_wait.parity.shared::cta.b64``:  90
+                                                       1 once the phase of that parity completed
+``tma_load_2d(dst, maps, index, c0, c1, bar)``         ``cp.async.bulk.tensor.2d.shared::cluster.     90
+                                                       global.tile.mbarrier::complete_tx::bytes``:
+                                                       the box at (c0, c1) of the tensor map at
+                                                       ``&maps[index]`` into shared ``dst``
 =====================================================  ============================================  ======
+
+The mbarrier and TMA names are Hopper's asynchronous copy: one thread arms a barrier with the
+bytes it expects (``mbarrier_arrive_expect_tx``) and asks the Tensor Memory Accelerator for a
+2-D box of a tensor (``tma_load_2d``); the copy engine writes the box into shared memory,
+swizzled as the tensor map says, and completes the barrier's transaction count; every thread
+then waits on the barrier's phase (``mbarrier_try_wait``). Tensor maps are made on the host by
+:func:`labkit.cuda.kernels.gemm_tensorcore.tensor_maps`.
 
 ``index`` is a tuple of integers (one per dimension of ``src``) or an int for a 1-D array.
 ``src`` must be 16-byte aligned at ``index`` (``dst`` of the stores: 4 and 8 bytes). When ``pred`` is 0 or ``src_bytes`` is 0 no
@@ -42,6 +59,12 @@ __all__ = [
     "cp_async_cg_16_zfill",
     "st_global_u32",
     "st_global_v2_f32",
+    "mbarrier_init",
+    "fence_mbarrier_init",
+    "mbarrier_arrive_expect_tx",
+    "mbarrier_try_wait",
+    "tma_load_2d",
+    "sim_tensor_map",
 ]
 
 #: minimum SM of each instruction (0: any GPU numba supports)
@@ -51,6 +74,11 @@ MIN_SM = {
     "cp_async_cg_16_zfill": 80,
     "st_global_u32": 0,
     "st_global_v2_f32": 0,
+    "mbarrier_init": 80,
+    "fence_mbarrier_init": 90,
+    "mbarrier_arrive_expect_tx": 90,
+    "mbarrier_try_wait": 90,
+    "tma_load_2d": 90,
 }
 
 #: inline-assembly text of each instruction (``$n`` are operands)
@@ -66,6 +94,16 @@ PTX = {
     ),
     "st_global_u32": "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.b32 [g], $1; }",
     "st_global_v2_f32": "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.v2.f32 [g], {$1, $2}; }",
+    "mbarrier_init": "mbarrier.init.shared::cta.b64 [$0], $1;",
+    "fence_mbarrier_init": "fence.mbarrier_init.release.cluster; fence.proxy.async.shared::cta;",
+    "mbarrier_arrive_expect_tx": "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
+    "mbarrier_try_wait": (
+        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; selp.u32 $0, 1, 0, p; }"
+    ),
+    "tma_load_2d": (
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+        "[$0], [$1, {$2, $3}], [$4];"
+    ),
 }
 
 
@@ -177,7 +215,67 @@ def _gpu_bindings():
 
     st_global_u32 = make_store("st_global_u32", (types.uint32,), "r")
     st_global_v2_f32 = make_store("st_global_v2_f32", (types.float32, types.float32), "f")
-    return ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32
+
+    def _u32_args(name, *args):
+        for i, t in enumerate(args):
+            if not isinstance(t, (types.Integer, types.Boolean)):
+                raise TypingError(f"{name}: argument {i} must be an integer; got {t}")
+
+    def void_asm(name, n):
+        def typer(typingctx, *args):
+            _u32_args(name, *args)
+            sig = types.void(*([types.uint32] * n))
+
+            def codegen(context, builder, sig, args):
+                fnty = ir.FunctionType(ir.VoidType(), [i32] * n)
+                cons = ",".join(["r"] * n + ["~{memory}"])
+                builder.call(ir.InlineAsm(fnty, PTX[name], cons, side_effect=True), list(args))
+                return context.get_dummy_value()
+
+            return sig, codegen
+
+        params = ", ".join(f"a{i}" for i in range(n))
+        scope = {"_typer": typer}
+        head = f"def {name}(typingctx{', ' if n else ''}{params}):\n"
+        exec(head + f"    return _typer(typingctx{', ' if n else ''}{params})\n", scope)
+        return intrinsic(scope[name])
+
+    mbarrier_init = void_asm("mbarrier_init", 2)
+    fence_mbarrier_init = void_asm("fence_mbarrier_init", 0)
+    mbarrier_arrive_expect_tx = void_asm("mbarrier_arrive_expect_tx", 2)
+
+    @intrinsic
+    def mbarrier_try_wait(typingctx, bar, parity):
+        """1 when the barrier's phase of this parity has completed, else 0 (after a short wait)."""
+        _u32_args("mbarrier_try_wait", bar, parity)
+        sig = types.uint32(types.uint32, types.uint32)
+
+        def codegen(context, builder, sig, args):
+            fnty = ir.FunctionType(i32, [i32, i32])
+            asm = ir.InlineAsm(fnty, PTX["mbarrier_try_wait"], "=r,r,r,~{memory}", side_effect=True)
+            return builder.call(asm, list(args))
+
+        return sig, codegen
+
+    @intrinsic
+    def tma_load_2d(typingctx, dst, maps, index, c0, c1, bar):
+        """TMA: the box at (c0, c1) of the tensor map at ``&maps[index]`` into shared ``dst``."""
+        check_index("tma_load_2d", maps, index)
+        _u32_args("tma_load_2d", dst, c0, c1, bar)
+        sig = types.void(types.uint32, maps, index, types.int32, types.int32, types.uint32)
+
+        def codegen(context, builder, sig, args):
+            addr = element_address(context, builder, sig.args[1], args[1], sig.args[2], args[2])
+            fnty = ir.FunctionType(ir.VoidType(), [i32, i64, i32, i32, i32])
+            asm = ir.InlineAsm(fnty, PTX["tma_load_2d"], "r,l,r,r,r,~{memory}", side_effect=True)
+            builder.call(asm, [args[0], addr, args[3], args[4], args[5]])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    return (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
+            mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_try_wait, tma_load_2d,
+            None)
 
 
 def _sim_bindings():
@@ -243,8 +341,93 @@ def _sim_bindings():
     def st_global_v2_f32(dst, index, v0, v1):
         store("st_global_v2_f32", dst, index, np.array([v0, v1], np.float32))
 
-    return ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32
+    import itertools
+    import threading
+
+    lock = threading.Lock()
+    barriers = {}  # shared address -> [expected arrivals, pending arrivals, tx bytes, phase]
+    maps = {}  # id -> (array, rows, cols, box_rows, box_cols)
+    ids = itertools.count(1)
+
+    def _complete(b):
+        if b[1] == 0 and b[2] == 0:
+            b[3] ^= 1
+            b[1] = b[0]
+
+    def mbarrier_init(bar, count):
+        bar = int(bar)
+        if bar % 8:
+            raise DeviceError(f"mbarrier_init: barrier address {bar:#x} is not 8-byte aligned")
+        _twins._resolve(bar, 8, "mbarrier_init")
+        with lock:
+            barriers[bar] = [int(count), int(count), 0, 0]
+
+    def fence_mbarrier_init():
+        pass
+
+    def _barrier(bar, what):
+        b = barriers.get(int(bar))
+        if b is None:
+            raise DeviceError(f"{what}: no mbarrier was initialised at shared address {int(bar):#x}")
+        return b
+
+    def mbarrier_arrive_expect_tx(bar, nbytes):
+        with lock:
+            b = _barrier(bar, "mbarrier_arrive_expect_tx")
+            b[2] += int(nbytes)
+            b[1] -= 1
+            _complete(b)
+
+    def mbarrier_try_wait(bar, parity):
+        with lock:
+            b = _barrier(bar, "mbarrier_try_wait")
+            return np.uint32(1 if b[3] != (int(parity) & 1) else 0)
+
+    def sim_tensor_map(array, rows, cols, box_rows, box_cols):
+        """Register a (rows, cols) row-major fp16 array for :func:`tma_load_2d` (simulator)."""
+        key = next(ids)
+        maps[key] = (array, int(rows), int(cols), int(box_rows), int(box_cols))
+        out = np.zeros(16, np.uint64)
+        out[0], out[1] = 0x746D61, key  # "tma", then the key
+        return out
+
+    def tma_load_2d(dst, maps_arr, index, c0, c1, bar):
+        words = _twins._unwrap(maps_arr)
+        i = int(index)
+        if int(words[i]) != 0x746D61 or int(words[i + 1]) not in maps:
+            raise DeviceError("tma_load_2d: no tensor map at that index")
+        array, rows, cols, box_rows, box_cols = maps[int(words[i + 1])]
+        src = _twins._unwrap(array).reshape(rows, cols)
+        dst, c0, c1 = int(dst), int(c0), int(c1)
+        if dst % 1024:
+            raise DeviceError(f"tma_load_2d: a 128-byte-swizzled box needs a 1024-byte-aligned "
+                              f"destination, got {dst:#x}")
+        if box_cols * 2 != 128:
+            raise DeviceError("tma_load_2d: the simulator models 128-byte rows (box_cols = 64 halves)")
+        box = np.zeros((box_rows, box_cols), np.float16)  # out-of-bounds elements read as zeros
+        r0, r1 = max(c1, 0), min(c1 + box_rows, rows)
+        k0, k1 = max(c0, 0), min(c0 + box_cols, cols)
+        if r0 < r1 and k0 < k1:
+            box[r0 - c1:r1 - c1, k0 - c0:k1 - c0] = src[r0:r1, k0:k1]
+        raw = box.view(np.uint8).reshape(box_rows, 8, 16)
+        root, off = _twins._resolve(dst, box_rows * 128, "tma_load_2d")
+        window = _twins._bytes_of(root)
+        for r in range(box_rows):
+            line = off + 128 * r
+            for c in range(8):  # 16-byte chunk c of row r goes to slot c ^ (r % 8): Swizzle<3,4,3>
+                slot = c ^ (((dst + 128 * r) >> 7) & 7)
+                window[line + 16 * slot:line + 16 * slot + 16] = raw[r, c]
+        with lock:
+            b = _barrier(bar, "tma_load_2d")
+            b[2] -= box_rows * 128
+            _complete(b)
+
+    return (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
+            mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_try_wait, tma_load_2d,
+            sim_tensor_map)
 
 
 _impl = _sim_bindings() if _numba_config.ENABLE_CUDASIM else _gpu_bindings()
-ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32 = _impl
+(ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
+ mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_try_wait, tma_load_2d,
+ sim_tensor_map) = _impl

@@ -1,4 +1,4 @@
-"""The tensor-core GEMM kernels of the ladder (steps 3-5), written out from a tile configuration.
+"""The tensor-core GEMM kernels of the ladder (steps 3-6), written out from a tile configuration.
 
 A :class:`TileConfig` says how a CTA tile of C is cut: ``bm x bn`` outputs and a ``bk`` slab
 of K per k-tile, ``warps_m x warps_n`` warps, each owning a ``(bm/warps_m) x (bn/warps_n)``
@@ -18,6 +18,11 @@ K-major. Unswizzled, element (r, k) sits at ``r*bk + k``; swizzled, at CuTe's
     offset(r, k) = (r // 8) * 8*bk + 64*(k // 8) + 8*((r % 8) ^ (k // 8)) + k % 8
 
 so the eight 16-byte rows one ldmatrix phase reads fall in eight different bank groups.
+
+With ``loader="tma"`` (step 6, sm_90) one thread fills each stage with two Tensor Memory
+Accelerator boxes described by tensor maps (:func:`tensor_maps`), an mbarrier per stage counts
+the bytes in, and the tiles are laid out as the TMA's 128-byte swizzle writes them
+(:func:`tma_offset`); boxes past the edges of A and B arrive as zeros.
 
 Edges cost nothing in the main loop: rows of A (B) past M (N) are read from the last row
 instead (their products only reach rows or columns of C that are never stored), and the
@@ -53,18 +58,38 @@ __all__ = [
     "TileConfig",
     "plain_offset",
     "swizzled_offset",
+    "tma_offset",
+    "tensor_maps",
     "kernel_source",
     "build_kernel",
     "launch_config",
     "RULES",
     "launch",
     "kernel_report",
+    "offline_report",
+    "ktile_mix",
+    "hmma_per_ktile",
+    "occupancy",
 ]
 
 
 def plain_offset(r, k, bk):
     """Element offset of (row r, column k) in a row-major ``rows x bk`` tile."""
     return r * bk + k
+
+
+def tma_offset(r, k, bk):
+    """Element offset of (row r, column k) where a 128-byte-swizzled TMA box puts it.
+
+    Row r is 128 bytes at ``r*bk``; its 16-byte chunk ``c = k // 8`` goes to slot
+    ``c ^ (r % 8)``: CuTe's ``Swizzle<3,3,3> o (8,64):(64,1)`` (the K-major 128-byte swizzle
+    atom of Hopper GEMMs), which needs ``bk = 64`` and a 1024-byte-aligned tile.
+
+    >>> tma_offset(1, 8, 64), tma_offset(9, 0, 64)
+    (64, 584)
+    """
+    c = k // 8
+    return r * bk + 8 * (c ^ (r % 8)) + k % 8
 
 
 def swizzled_offset(r, k, bk):
@@ -91,7 +116,11 @@ class TileConfig:
     ``group_m`` tile rows column by column, so CTAs running together share A and B tiles
     in L2 (1: row by row). ``cache``: ``"cg"`` copies bypass L1 (``cp.async.cg``), ``"ca"``
     ones allocate in L1 (``cp.async.ca``), which CTAs on one multiprocessor can share.
-    ``max_registers``: a register cap for ptxas (None: its choice).
+    ``max_registers``: a register cap for ptxas (None: its choice). ``loader``: ``"cp.async"``
+    (every thread copies 16-byte chunks) or ``"tma"`` (sm_90: one thread asks the Tensor Memory
+    Accelerator for each whole A and B tile, which lands swizzled as CuTe's
+    ``Swizzle<3,3,3> o (8,64):(64,1)``, the 128-byte TMA swizzle, and completes an mbarrier;
+    needs ``bk = 64``, tiles of at most 256 rows, double-buffered fragments).
     """
 
     bm: int = 128
@@ -105,6 +134,7 @@ class TileConfig:
     group_m: int = 8
     cache: str = "cg"
     max_registers: int | None = None
+    loader: str = "cp.async"
 
     def __post_init__(self):
         def bad(rule):
@@ -122,6 +152,13 @@ class TileConfig:
             bad("double_buffer needs stages >= 2")
         if self.double_buffer and (self.bk // 16) % 2:
             bad("double_buffer needs an even number of k-blocks (bk/16)")
+        if self.loader not in ("cp.async", "tma"):
+            bad("loader must be 'cp.async' or 'tma'")
+        if self.loader == "tma":
+            if self.bk != 64 or max(self.bm, self.bn) > 256 or not self.double_buffer or not self.swizzle:
+                bad("loader='tma' needs bk=64 (128-byte rows), bm and bn <= 256 (one TMA box), "
+                    "swizzle and double_buffer")
+            return
         chunks = self.bk // 8
         if self.threads % chunks or (self.threads // chunks) % 8:
             bad("threads / (bk/8) must be a multiple of 8 rows (one copy pass)")
@@ -154,8 +191,10 @@ class TileConfig:
         return (self.bm + self.bn) * self.bk * 2
 
     def smem_bytes(self, arch):
-        """Dynamic shared memory of one CTA on ``arch``."""
-        return self.stages_for(arch) * self.stage_bytes()
+        """Dynamic shared memory of one CTA on ``arch`` (TMA: plus 1 KB of alignment slack, in
+        which the stages' mbarriers also live)."""
+        tiles = self.stages_for(arch) * self.stage_bytes()
+        return tiles + 1024 if self.loader == "tma" else tiles
 
     def double_buffer_for(self, arch):
         """Whether fragments are double-buffered on ``arch`` (only with a cp.async ring)."""
@@ -211,10 +250,13 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
     rpp = T // chunks  # rows one copy pass covers
     PA, PB = bm // rpp, bn // rpp
     mma, mma_k = _mma_names(acc, arch)
-    offset = "swizzled_offset" if cfg.swizzle else "plain_offset"
+    tma = cfg.loader == "tma"
+    if tma and tuple(arch) < (9, 0):
+        raise DeviceError(f"arch: loader='tma' needs sm_90 (TMA, mbarrier transactions), got sm_{arch[0]}{arch[1]}")
+    offset = "tma_offset" if tma else ("swizzled_offset" if cfg.swizzle else "plain_offset")
     w = _Writer()
     L = w.lines
-    L.append(f"def {name}(A, B, C, M, N, K):")
+    L.append(f"def {name}(A, B, C, M, N, K{', maps' if tma else ''}):")
     w(f'"""{bm}x{bn}x{bk} CTA tile, {cfg.warps_m}x{cfg.warps_n} warps of {wtm}x{wtn}, '
       f'{stages} stage(s), {"swizzled" if cfg.swizzle else "row-major"} shared memory, '
       f'{mma} ({acc} accumulate)."""')
@@ -239,21 +281,27 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
     w(f"n0 = int32(((pid % per_group) // rows_in_group) * {bn})")
     w(f"interior = (m0 + {bm} <= M) and (n0 + {bn} <= N)")
     w(f"ktiles = int32((K + {bk - 1}) // {bk})")
-    w("sbase = uint32(smem_addr(smem, 0))")
-    w(f"# copies: thread tid moves 16-byte chunk tid % {chunks} of rows tid // {chunks} + {rpp}*p")
-    w(f"crow = int32(tid // {chunks})")
-    w(f"cchunk = int32(tid % {chunks})")
-    w(f"st_a = uint32(sbase + 2 * {offset}(crow, 8 * cchunk, {bk}))")
-    w(f"st_b = uint32(st_a + {B_OFF})")
-    w("# row p of the copies: clamped to the last row of A (B), whose values then only reach")
-    w("# rows (columns) of C that are never stored")
-    w("a_left = int32(M - m0 - crow)")
-    w("b_left = int32(N - n0 - crow)")
-    w("a_idx = int32((m0 + crow) * K + 8 * cchunk)")
-    w("b_idx = int32((n0 + crow) * K + 8 * cchunk)")
-    for v, P in (("a", PA), ("b", PB)):
-        for p in range(P):
-            w(f"{v}_src{p} = int32({v}_idx + min({p * rpp}, {v}_left - 1) * K)")
+    if tma:
+        w("# TMA's 128-byte swizzle is a function of address bits 4-9: tiles start 1024-aligned")
+        w("sbase = uint32((uint32(smem_addr(smem, 0)) + uint32(1023)) & uint32(0xFFFFFC00))")
+        w(f"bar0 = uint32(sbase + {stages * SB})  # one 8-byte mbarrier per stage")
+    else:
+        w("sbase = uint32(smem_addr(smem, 0))")
+    if not tma:
+        w(f"# copies: thread tid moves 16-byte chunk tid % {chunks} of rows tid // {chunks} + {rpp}*p")
+        w(f"crow = int32(tid // {chunks})")
+        w(f"cchunk = int32(tid % {chunks})")
+        w(f"st_a = uint32(sbase + 2 * {offset}(crow, 8 * cchunk, {bk}))")
+        w(f"st_b = uint32(st_a + {B_OFF})")
+        w("# row p of the copies: clamped to the last row of A (B), whose values then only reach")
+        w("# rows (columns) of C that are never stored")
+        w("a_left = int32(M - m0 - crow)")
+        w("b_left = int32(N - n0 - crow)")
+        w("a_idx = int32((m0 + crow) * K + 8 * cchunk)")
+        w("b_idx = int32((n0 + crow) * K + 8 * cchunk)")
+        for v, P in (("a", PA), ("b", PB)):
+            for p in range(P):
+                w(f"{v}_src{p} = int32({v}_idx + min({p * rpp}, {v}_left - 1) * K)")
     w("# k-tiles: tile t covers columns k_first + t*bk ...; k_first <= 0, so only tile 0 can")
     w("# be partial (columns < 0 are zero-filled) and every later tile is whole")
     w(f"k_first = int32(K - ktiles * {bk})")
@@ -325,6 +373,67 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
             for kk in range(KK):
                 load_frags(kk, 0, "0")
                 mmas(0)
+    elif tma:
+        last = (stages - 1) * SB
+
+        def issue(stage_expr, bar_expr, k_expr):
+            w(f"mbarrier_arrive_expect_tx({bar_expr}, uint32({SB}))")
+            w(f"tma_load_2d(uint32(sbase + {stage_expr}), maps, 0, int32({k_expr}), m0, {bar_expr})")
+            w(f"tma_load_2d(uint32(sbase + {stage_expr} + {B_OFF}), maps, 16, int32({k_expr}), n0, {bar_expr})")
+
+        w("# one thread sets up one mbarrier per stage (one arrival: the thread that issues the copy)")
+        w("if tid == 0:")
+        with w.indent():
+            for st in range(stages):
+                w(f"mbarrier_init(uint32(bar0 + {8 * st}), uint32(1))")
+            w("fence_mbarrier_init()")
+        w("cuda.syncthreads()")
+        w(f"# prologue: thread 0 asks the TMA unit for k-tiles 0..{stages - 2}; columns < 0 and rows")
+        w("# past M (N) are outside the tensor and arrive as zeros")
+        w("if tid == 0:")
+        with w.indent():
+            for st in range(stages - 1):
+                w(f"if {st} < ktiles:")
+                with w.indent():
+                    issue(str(st * SB), f"uint32(bar0 + {8 * st})", f"k_first + {st * bk}")
+        w("rd = uint32(0)")
+        w("rbar = uint32(bar0)")
+        w("rphase = uint32(0)")
+        w(f"wr = uint32({last})")
+        w(f"wbar = uint32(bar0 + {8 * (stages - 1)})")
+        w(f"kload = int32(k_first + {(stages - 1) * bk})")
+        w("while mbarrier_try_wait(rbar, rphase) == 0:  # k-tile 0 has landed")
+        w("    pass")
+        load_frags(0, 0, "rd")
+        w("for kt in range(ktiles):")
+        with w.indent():
+            for kk in range(KK):
+                w(f"# k-block {kk}")
+                if kk == KK - 1:
+                    w("cuda.syncthreads()  # every warp is done reading k-tile kt-1's stage (refilled below)")
+                    w(f"if rd == {last}:")
+                    w("    rd = uint32(0)")
+                    w("    rbar = uint32(bar0)")
+                    w("    rphase = uint32(rphase ^ 1)")
+                    w("else:")
+                    w(f"    rd = uint32(rd + {SB})")
+                    w("    rbar = uint32(rbar + 8)")
+                    w("if kt + 1 < ktiles:")
+                    w("    while mbarrier_try_wait(rbar, rphase) == 0:  # k-tile kt+1 has landed")
+                    w("        pass")
+                load_frags((kk + 1) % KK, (kk + 1) % 2, "rd")
+                if kk == 0:
+                    w("if tid == 0 and kload < K:")
+                    with w.indent():
+                        issue("wr", "wbar", "kload")
+                    w(f"if wr == {last}:")
+                    w("    wr = uint32(0)")
+                    w("    wbar = uint32(bar0)")
+                    w("else:")
+                    w(f"    wr = uint32(wr + {SB})")
+                    w("    wbar = uint32(wbar + 8)")
+                    w(f"kload = int32(kload + {bk})")
+                mmas(kk % 2)
     else:
         last = (stages - 1) * SB
         w(f"# prologue: k-tiles 0..{stages - 2} in flight")
@@ -411,6 +520,12 @@ def _namespace():
         "max": max,
         "plain_offset": _jit_offset(plain_offset),
         "swizzled_offset": _jit_offset(swizzled_offset),
+        "tma_offset": _jit_offset(tma_offset),
+        "mbarrier_init": gemm_ptx.mbarrier_init,
+        "fence_mbarrier_init": gemm_ptx.fence_mbarrier_init,
+        "mbarrier_arrive_expect_tx": gemm_ptx.mbarrier_arrive_expect_tx,
+        "mbarrier_try_wait": gemm_ptx.mbarrier_try_wait,
+        "tma_load_2d": gemm_ptx.tma_load_2d,
         "smem_addr": ptx.smem_addr,
         "ldmatrix_x4": ptx.ldmatrix_x4,
         "mma_m16n8k16_f32f16f16f32": ptx.mma_m16n8k16_f32f16f16f32,
@@ -462,11 +577,44 @@ def launch_config(cfg, M, N, arch):
     return (ceil_div(M, cfg.bm) * ceil_div(N, cfg.bn),), (cfg.threads,), cfg.smem_bytes(arch)
 
 
+def tensor_maps(cfg, A, B, M, N, K):
+    """Device array holding the TMA tensor maps of A (words 0-15) and B (words 16-31).
+
+    Each describes a row-major fp16 (rows, K) matrix with boxes of ``bm`` (``bn``) rows by 64
+    columns, 128-byte swizzle, zeros outside the matrix (``cuTensorMapEncodeTiled``; under the
+    simulator, a key into the twin's table).
+    """
+    import numpy as np
+
+    if ptx.SIMULATED:
+        words = np.concatenate([gemm_ptx.sim_tensor_map(A, M, K, cfg.bm, 64),
+                                gemm_ptx.sim_tensor_map(B, N, K, cfg.bn, 64)])
+        return cuda.to_device(words)
+    from cuda.bindings import driver as drv
+
+    def encode(X, rows, box_rows):
+        ptr = int(X.__cuda_array_interface__["data"][0])
+        err, tmap = drv.cuTensorMapEncodeTiled(
+            drv.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, ptr,
+            [drv.cuuint64_t(K), drv.cuuint64_t(rows)], [drv.cuuint64_t(2 * K)],
+            [drv.cuuint32_t(64), drv.cuuint32_t(box_rows)], [drv.cuuint32_t(1), drv.cuuint32_t(1)],
+            drv.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+            drv.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+            drv.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+            drv.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+        if err != drv.CUresult.CUDA_SUCCESS:
+            raise DeviceError(f"tensor map: cuTensorMapEncodeTiled failed ({err}) for a ({rows}, {K}) operand")
+        return np.array([int(v) for v in tmap.opaque], np.uint64)
+
+    return cuda.to_device(np.concatenate([encode(A, M, cfg.bm), encode(B, N, cfg.bn)]))
+
+
 def launch(step, cfg, A, B, C, acc, arch, name="gemm_tc"):
     """Check operands for ``step`` and return a no-argument function launching ``cfg``'s kernel."""
     import numpy as np
 
-    M, N, K = check_operands(step, A, B, C, acc, arch, **RULES)
+    rules = dict(RULES, min_arch=(9, 0)) if cfg.loader == "tma" else RULES
+    M, N, K = check_operands(step, A, B, C, acc, arch, **rules)
     for operand, rows, tile in (("A", M, cfg.bm), ("B", N, cfg.bn)):
         if (rows + tile) * K > 2**31 - 1:
             raise DeviceError(f"{operand}: ({rows} + {tile}) * K = {(rows + tile) * K} is over the "
@@ -476,6 +624,8 @@ def launch(step, cfg, A, B, C, acc, arch, name="gemm_tc"):
     A1, B1 = A.reshape(M * K), B.reshape(N * K)
     Cv = (C if acc == "f32" else C.view(np.uint16)).reshape(M * N)
     args = (A1, B1, Cv, np.int32(M), np.int32(N), np.int32(K))
+    if cfg.loader == "tma":
+        args += (tensor_maps(cfg, A1, B1, M, N, K),)
     if not ptx.SIMULATED:
         kernel.compile(tuple(numba.typeof(a) for a in args))
         set_dynamic_shared(kernel, smem)
@@ -483,27 +633,216 @@ def launch(step, cfg, A, B, C, acc, arch, name="gemm_tc"):
     return lambda: configured(*args)
 
 
-def _disassembler():
+def _tool(name):
+    """Path of a CUDA binary utility (ptxas, cuobjdump, nvdisasm), or None.
+
+    Looks on the PATH, under ``$CUDA_HOME/bin`` (default /usr/local/cuda), then in the
+    ``nvidia-cuda-*`` pip wheels (``nvidia/cu13/bin``, ``nvidia/cuda_nvcc/bin``).
+    """
+    import glob
     import os
     import shutil
+    import sys
 
-    for tool in ("cuobjdump", "nvdisasm"):
-        path = shutil.which(tool)
+    found = shutil.which(name)
+    if found:
+        return found
+    home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
+    candidates = [os.path.join(home, "bin", name)]
+    for site in sys.path:
+        candidates += sorted(glob.glob(os.path.join(site, "nvidia", "*", "bin", name)))
+    return next((c for c in candidates if os.path.isfile(c) and os.access(c, os.X_OK)), None)
+
+
+def _disassemble(cubin_bytes):
+    """SASS text of a cubin through cuobjdump (or nvdisasm); '' when neither is installed."""
+    import subprocess
+    import tempfile
+
+    for name, flags in (("cuobjdump", ["-sass"]), ("nvdisasm", [])):
+        path = _tool(name)
         if path is None:
-            home = os.environ.get("CUDA_HOME") or os.environ.get("CUDA_PATH") or "/usr/local/cuda"
-            candidate = os.path.join(home, "bin", tool)
-            path = candidate if os.path.exists(candidate) else None
-        if path:
-            return tool, path
-    return None, None
+            continue
+        with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
+            f.write(bytes(cubin_bytes))
+            f.flush()
+            done = subprocess.run([path, *flags, f.name], capture_output=True, text=True, timeout=300)
+        if done.returncode == 0 and done.stdout.strip():
+            return done.stdout
+    return ""
+
+
+def hmma_per_ktile(cfg, arch):
+    """``HMMA`` instructions one warp issues per k-tile: every atom of its tile, each k-block.
+
+    >>> hmma_per_ktile(TileConfig(), (9, 0)), hmma_per_ktile(TileConfig(), (7, 5))
+    (128, 256)
+    """
+    MI, NI = cfg.atoms
+    per = MI * NI * (cfg.bk // 16)
+    return per if tuple(arch) >= (8, 0) else 2 * per
+
+
+def _signature(acc, cfg=None):
+    from numba import types
+
+    c = types.float32 if acc == "f32" else types.uint16
+
+    def arr(t):
+        return types.Array(t, 1, "C")
+
+    sig = (arr(types.float16), arr(types.float16), arr(c), types.int32, types.int32, types.int32)
+    return sig + (arr(types.uint64),) if cfg is not None and cfg.loader == "tma" else sig
+
+
+def offline_report(cfg, acc, arch, name="gemm_tc", sass_path=None):
+    """Build ``cfg``'s kernel without a GPU and read registers, spills and SASS from it.
+
+    numba writes the PTX (``numba.cuda.compile_ptx``: needs the CUDA toolkit's NVVM and
+    NVRTC); ``ptxas -v`` assembles it for ``arch`` with the kernel's register cap and reports
+    registers, spill bytes and stack; ``cuobjdump -sass`` gives the instructions, counted
+    over the whole kernel (``mix``) and per k-tile of the main loop (``per_ktile``).
+    """
+    import os
+    import re
+    import subprocess
+    import tempfile
+
+    from labkit.cuda.kernels.gemm_common import instruction_mix
+
+    ptxas = _tool("ptxas")
+    if ptxas is None:
+        raise DeviceError("ptxas: not found (PATH, $CUDA_HOME/bin); offline_report needs the CUDA toolkit")
+    src = kernel_source(cfg, acc, tuple(arch), name)
+    scope = _namespace()
+    exec(compile(src, f"<labkit gemm {name}>", "exec"), scope)
+    ptx_text, _ = cuda.compile_ptx(scope[name], _signature(acc, cfg), cc=tuple(arch), fastmath=True)
+    with tempfile.TemporaryDirectory() as tmp:
+        ptx_path, cubin_path = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
+        with open(ptx_path, "w") as f:
+            f.write(ptx_text)
+        args = [ptxas, f"-arch=sm_{arch[0]}{arch[1]}", "-v", ptx_path, "-o", cubin_path]
+        if cfg.max_registers:
+            args.insert(1, f"-maxrregcount={cfg.max_registers}")
+        done = subprocess.run(args, capture_output=True, text=True, timeout=600)
+        if done.returncode:
+            raise DeviceError(f"ptxas: failed on {name}: {done.stderr[-2000:]}")
+        with open(cubin_path, "rb") as f:
+            cubin = f.read()
+    info = done.stderr
+
+    def num(pattern):
+        m = re.search(pattern, info)
+        return int(m.group(1)) if m else 0
+
+    sass = _disassemble(cubin)
+    if sass_path and sass:
+        with open(sass_path, "w") as out:
+            out.write(sass)
+    regs = num(r"Used (\d+) registers")
+    return dict(
+        regs=regs, spill_stores=num(r"(\d+) bytes spill stores"),
+        spill_loads=num(r"(\d+) bytes spill loads"), stack=num(r"(\d+) bytes stack frame"),
+        dynamic_smem=cfg.smem_bytes(arch), threads=cfg.threads,
+        ctas_per_sm=occupancy(regs, cfg.threads, cfg.smem_bytes(arch), arch=arch),
+        mix=dict(instruction_mix(sass)), per_ktile=ktile_mix(sass, hmma_per_ktile(cfg, arch)),
+        sass=sass, ptxas=info,
+    )
+
+
+def ktile_mix(sass, hmma_ktile):
+    """Instruction counts of the main loop, per k-tile, from ``cuobjdump``/``nvdisasm`` SASS.
+
+    The main loop is the backward branch whose body holds the most ``HMMA``; its counts are
+    divided by the k-tiles one trip covers (``HMMA`` in the body / ``hmma_ktile``). Empty
+    when there is no SASS or no such loop.
+
+    >>> sass = '''
+    ...         /*0000*/                   MOV R1, c[0x0][0x28] ;
+    ...         /*0010*/                   HMMA.16816.F32 R4, R8, R12, R4 ;
+    ...         /*0020*/                   LDSM.16.M88.4 R8, [R3] ;
+    ...         /*0030*/                   HMMA.16816.F32 R4, R8, R12, R4 ;
+    ...         /*0040*/               @P0 BRA 0x10 ;
+    ... '''
+    >>> ktile_mix(sass, 2)
+    {'HMMA': 2.0, 'LDSM': 1.0, 'BRA': 1.0, 'total': 4.0}
+    """
+    import collections
+    import re
+
+    line_re = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)([^;]*)")
+    label_re = re.compile(r"^\s*(\.L\w+):")
+    insts, labels, pending = [], {}, []
+    for line in sass.splitlines():
+        m = label_re.match(line)
+        if m:
+            pending.append(m.group(1))
+            continue
+        m = line_re.match(line)
+        if m:
+            addr = int(m.group(1), 16)
+            for lab in pending:
+                labels[lab] = addr
+            pending = []
+            insts.append((addr, m.group(2), m.group(3)))
+    best = None
+    for i, (addr, op, rest) in enumerate(insts):
+        if op != "BRA":
+            continue
+        t = re.search(r"0x([0-9a-f]+)", rest)
+        lab = re.search(r"(\.L\w+)", rest)
+        target = int(t.group(1), 16) if t else (labels.get(lab.group(1)) if lab else None)
+        if target is None or target >= addr:
+            continue
+        body = [o for a, o, _ in insts[: i + 1] if a >= target]
+        hmma = body.count("HMMA")
+        if hmma and (best is None or hmma > best[0]):
+            best = (hmma, body)
+    if best is None:
+        return {}
+    trips = best[0] / hmma_ktile
+    out = {k: v / trips for k, v in collections.Counter(best[1]).most_common()}
+    out["total"] = len(best[1]) / trips
+    return out
+
+
+def occupancy(regs, threads, smem, arch=None):
+    """CTAs one multiprocessor holds: the least of what registers, shared memory and threads allow.
+
+    Registers are allocated per warp in units of 256; each CTA also takes 1 KB of shared
+    memory for the system. With ``arch=None`` the limits are read from the current GPU;
+    otherwise Hopper's and Ampere's (64 K registers, 228 KB of shared memory a
+    multiprocessor, 2048 threads; sm_75: 64 KB, 1024 threads).
+
+    >>> occupancy(254, 128, 98304, arch=(9, 0)), occupancy(168, 128, 65536, arch=(9, 0))
+    (2, 3)
+    """
+    if arch is None:
+        dev = cuda.get_current_device()
+        limits = dict(regs=dev.MAX_REGISTERS_PER_MULTIPROCESSOR,
+                      smem=dev.MAX_SHARED_MEMORY_PER_MULTIPROCESSOR,
+                      threads=dev.MAX_THREADS_PER_MULTIPROCESSOR)
+    elif tuple(arch) >= (8, 0):
+        limits = dict(regs=65536, smem=233472, threads=2048)
+    else:
+        limits = dict(regs=65536, smem=65536, threads=1024)
+    warps = ceil_div(threads, 32)
+    per_warp = ceil_div(max(regs, 1) * 32, 256) * 256
+    by_regs = limits["regs"] // (per_warp * warps)
+    by_smem = limits["smem"] // (smem + 1024)
+    return int(min(by_regs, by_smem, limits["threads"] // threads, 32))
 
 
 def kernel_report(cfg, acc, arch, name="gemm_tc", sass_path=None):
     """Registers, local memory (spills), shared memory and SASS instruction mix of a kernel.
 
-    The kernel must have been launched (compiled) already. The SASS comes from
-    ``cuobjdump -sass`` (or ``nvdisasm``) when one is on the PATH; ``sass_path`` keeps it.
+    The kernel must have been launched (compiled) already. Everything comes through numba's
+    public dispatcher API: ``get_regs_per_thread``, ``get_local_mem_per_thread``,
+    ``get_shared_mem_per_block``, and the SASS from ``inspect_sass`` (nvdisasm on the
+    cubin) or, without nvdisasm, ``inspect_asm``'s PTX assembled by ptxas and read by
+    cuobjdump. ``mix`` counts the whole kernel, ``per_ktile`` one k-tile of the main loop.
     """
+    import os
     import subprocess
     import tempfile
 
@@ -512,25 +851,40 @@ def kernel_report(cfg, acc, arch, name="gemm_tc", sass_path=None):
     kernel = build_kernel(cfg, acc, tuple(arch), name)
     if not kernel.overloads:
         raise DeviceError(f"kernel: {name} has not been compiled yet; launch it first")
-    compiled = next(iter(kernel.overloads.values()))
-    cufunc = compiled._codelibrary.get_cufunc()
-    attrs = cufunc.attrs
-    report = dict(regs=attrs.regs, local_bytes=attrs.local, static_smem=attrs.shared,
-                  dynamic_smem=cfg.smem_bytes(arch), threads=cfg.threads, mix={}, sass="")
-    report["ctas_per_sm"] = cuda.current_context().get_active_blocks_per_multiprocessor(
-        cufunc, cfg.threads, cfg.smem_bytes(arch))
-    tool, path = _disassembler()
-    if tool is not None:
-        cubin = compiled._codelibrary.get_cubin()
-        cubin = getattr(cubin, "code", cubin)  # cuda.core's ObjectCode, or bytes
-        with tempfile.NamedTemporaryFile(suffix=".cubin") as f:
-            f.write(bytes(cubin))
-            f.flush()
-            args = [path, "-sass", f.name] if tool == "cuobjdump" else [path, f.name]
-            done = subprocess.run(args, capture_output=True, text=True, timeout=120)
-        report["sass"] = done.stdout
-        report["mix"] = dict(instruction_mix(done.stdout))
+
+    def one(v):
+        return next(iter(v.values())) if isinstance(v, dict) else v
+
+    regs = one(kernel.get_regs_per_thread())
+    report = dict(regs=regs, local_bytes=one(kernel.get_local_mem_per_thread()),
+                  static_smem=one(kernel.get_shared_mem_per_block()),
+                  dynamic_smem=cfg.smem_bytes(arch), threads=cfg.threads, mix={}, per_ktile={},
+                  sass="", sass_from="")
+    report["ctas_per_sm"] = occupancy(regs, cfg.threads, cfg.smem_bytes(arch) + report["static_smem"])
+    sass = ""
+    try:
+        sass = one(kernel.inspect_sass())
+        report["sass_from"] = "inspect_sass (nvdisasm)"
+    except Exception:  # no nvdisasm: assemble the PTX numba produced
+        ptxas = _tool("ptxas")
+        if ptxas is not None:
+            ptx_text = one(kernel.inspect_asm())
+            with tempfile.TemporaryDirectory() as tmp:
+                p, c = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
+                with open(p, "w") as f:
+                    f.write(ptx_text)
+                args = [ptxas, f"-arch=sm_{arch[0]}{arch[1]}", p, "-o", c]
+                if cfg.max_registers:
+                    args.insert(1, f"-maxrregcount={cfg.max_registers}")
+                if subprocess.run(args, capture_output=True, timeout=600).returncode == 0:
+                    with open(c, "rb") as f:
+                        sass = _disassemble(f.read())
+                    report["sass_from"] = "inspect_asm + ptxas + cuobjdump"
+    if sass:
+        report["sass"] = sass
+        report["mix"] = dict(instruction_mix(sass))
+        report["per_ktile"] = ktile_mix(sass, hmma_per_ktile(cfg, arch))
         if sass_path:
             with open(sass_path, "w") as out:
-                out.write(done.stdout)
+                out.write(sass)
     return report

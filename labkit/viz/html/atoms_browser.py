@@ -17,7 +17,7 @@ __all__ = ["swizzle_atom_figure"]
 ELEMENTS = ("fp8", "fp16", "fp32")
 
 
-def swizzle_atom_figure(elements=ELEMENTS, width: float = 720) -> HtmlFigure:
+def swizzle_atom_figure(elements=ELEMENTS, width: float = 680) -> HtmlFigure:
     """Every ``labkit.swizzles.swizzle_atom(mode, element)`` (K-major, 8 rows x N bytes) drawn
     at its physical positions; each element shows its logical column and is coloured by its
     logical 16-byte chunk, so the XOR permutation of chunks is visible row by row. Rows of
@@ -62,7 +62,7 @@ def swizzle_atom_figure(elements=ELEMENTS, width: float = 720) -> HtmlFigure:
                             "bank": bank if not by_chunk else f"{bank}-{bank + 3}"}
                     fig.cell(x0 + pc * cw, y0 + pr * ch, cw_cell, ch,
                              fill=category_color(chunk) if r % 2 == 0 else light_color(chunk),
-                             text=str(c) if cw_cell >= 17 else None, font=9 if cw_cell < 26 else 10,
+                             text=str(c) if cw_cell >= 17 else None, font=10,
                              info=info, rel={"same 16 B chunk": f"{r}:{chunk}", "same bank": bank}, when=when,
                              faint=cw_cell < 12)
             for ck in range(n // per_chunk + 1):

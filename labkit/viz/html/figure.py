@@ -71,7 +71,7 @@ def _json_value(v):
 # (the book's build keeps the first); a notebook output carries its own, so it works alone.
 STYLE = """<style class="lkf-css">
 .lkf{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0.5em 0 1em 0;color:#222;max-width:100%;min-width:0}
-.lkf-title{font-weight:600;margin-bottom:0.3em}
+.lkf>.lkf-title{font-weight:600;font-size:1em;text-align:left;color:#222;padding:0;margin:0 0 0.3em 0}
 .lkf-ctl{display:flex;flex-wrap:wrap;gap:0.3em 0.6em;align-items:center;margin:0.2em 0}
 .lkf-ctl button{font:inherit;font-size:0.85em;min-height:28px;min-width:28px;padding:0.1em 0.6em;border:1px solid #888;border-radius:3px;background:#f5f5f5;color:#222;cursor:pointer}
 .lkf-ctl button[aria-pressed=true]{background:#0072B2;color:#fff;border-color:#0072B2}

@@ -29,7 +29,7 @@ def ldmatrix_figure(variants=VARIANTS) -> HtmlFigure:
     ctl = fig.control("variant", [v.replace("SM75_", "") for v in variants], default=min(2, len(variants) - 1))
     fig.relation("same source lane")
     fig.relation("same destination lane")
-    cw, ch = 22, 18
+    cw, ch = 20, 18
     for o, name in enumerate(variants):
         atom, route = routing(name)
         when = {ctl: o}
@@ -43,7 +43,7 @@ def ldmatrix_figure(variants=VARIANTS) -> HtmlFigure:
         for e, ((st, sv), (dt, dv)) in route.items():
             j, rem = divmod(e, 64)
             r, c = divmod(rem, 8)
-            bx = 40 + (j % 2) * (8 * cw + 46)
+            bx = 40 + (j % 2) * (8 * cw + 36)
             by = y0 + (j // 2) * (8 * ch + 30)
             if r == 0 and c == 0:
                 fig.text(bx, by - 8, f"matrix {j}", size=10, anchor="start", weight="600", when=when)
@@ -55,16 +55,16 @@ def ldmatrix_figure(variants=VARIANTS) -> HtmlFigure:
             fig.cell(bx + c * cw, by + r * ch, cw, ch, fill=thread_color(dt), text=f"{r},{c}", font=10,
                      info={**info, "view": "source"}, link=e,
                      rel={"same source lane": st, "same destination lane": dt}, when=when)
-            rx = 40 + 2 * (8 * cw + 46) + 30
+            rx = 40 + 2 * (8 * cw + 36) + 24
             sw = 18 if nslot <= 4 else 13
-            lx = rx + (dt % 2) * (nslot * sw + 36)
+            lx = rx + (dt % 2) * (nslot * sw + 30)
             ly = y0 + (dt // 2) * ch
             if dv == 0:
                 fig.text(lx - 3, ly + ch / 2, f"L{dt}", size=10, anchor="end", fill="#555", when=when)
             fig.cell(lx + dv * sw, ly, sw, ch, fill=thread_color(dt), text=f"{j}" if sw >= 13 else None, font=10,
                      info={**info, "view": "destination"}, link=e,
                      rel={"same source lane": st, "same destination lane": dt}, when=when)
-        fig.text(40 + 2 * (8 * cw + 46) + 10, 46, f"destination: 32 lanes x {nslot} slots (number = matrix)",
+        fig.text(40 + 2 * (8 * cw + 36) + 10, 46, f"32 lanes x {nslot} slots (number = matrix)",
                  size=10, anchor="start", when=when)
     first = fig.find(variant=variants[fig.controls[ctl]["default"]], matrix=0, row=0, col=2, view="source")
     if first:

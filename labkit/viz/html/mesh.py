@@ -31,7 +31,8 @@ def mesh_figure() -> HtmlFigure:
     fig.relation("same device")
     cw, ch = 30, 24
     x0, y0 = 30, 60
-    dw = 8 * cw + 24
+    dcw = 24                      # device cells: narrower, so the figure fits a book column
+    dw = 8 * dcw + 20
     for o, mode in enumerate(modes):
         L = mesh_layout(mode)
         when = {ctl: o}
@@ -58,7 +59,7 @@ def mesh_figure() -> HtmlFigure:
                info=lambda i, j: facts(i, j, "matrix"), link=lambda i, j: i * 8 + j,
                rel=lambda i, j: {"same device": f"{int(gx[i, j, 0])},{int(gy[i, j, 0])}"}, when=when)
         # devices: a 2x2 grid, each with 32 local offsets drawn as 4 x 8
-        mx = x0 + 8 * cw + 50
+        mx = x0 + 8 * cw + 40
         caption(fig, mx, 10, "Device memories (element held at each local offset)", when=when)
         held = {}
         for i in range(8):
@@ -74,12 +75,12 @@ def mesh_figure() -> HtmlFigure:
                     r_, c_ = divmod(slot, 8)
                     e = held.get((dx, dy, slot))
                     if e is None:
-                        fig.cell(bx + c_ * cw, by + r_ * ch, cw, ch, fill=EMPTY, text="", when=when,
+                        fig.cell(bx + c_ * dcw, by + r_ * ch, dcw, ch, fill=EMPTY, text="", when=when,
                                  info={"device": (dx, dy), "local offset": slot, "holds": "nothing",
                                        "mode": mode, "view": "device"}, faint=True)
                     else:
                         i, j = e
-                        fig.cell(bx + c_ * cw, by + r_ * ch, cw, ch, fill=fill(i, j), text=f"{i},{j}", font=10,
+                        fig.cell(bx + c_ * dcw, by + r_ * ch, dcw, ch, fill=fill(i, j), text=f"{i},{j}", font=10,
                                  info={**facts(i, j, "device"), "device": (dx, dy)},
                                  link=i * 8 + j, rel={"same device": f"{dx},{dy}"}, when=when)
     fig.select(fig.find(coordinate=(6, 3), mode=modes[start], view="matrix")[0])

@@ -45,7 +45,7 @@ def mma_figure(atoms=ATOMS) -> HtmlFigure:
         when = {ctl: o}
         cw, ch = 28, 24
         ax, ay = 34, 34 + K * ch + 30           # A's top-left; C sits to its right, B above C
-        cx = ax + K * cw + 30
+        cx = ax + K * cw + 24
         for i, line in enumerate((name, f"A {atom.layout_A}", f"B {atom.layout_B}", f"C {atom.layout_C}")):
             fig.text(ax, 44 + 18 * i, line, size=11 if i == 0 else 10, anchor="start", when=when, fill="#0072B2")
         for operand, layout, rows, cols, x0, y0, transpose in (

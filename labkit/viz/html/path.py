@@ -55,9 +55,9 @@ def path_figure(mma: str = "SM80_16x8x16_F16F16F16F16_TN", copy: str = "SM75_U32
         fig.cell(x0 + k * cw, y0 + m * ch, cw, ch, fill=thread_color(p.src_thread), text=str(p.smem_offset),
                  font=10, info=facts(p, "shared memory"), link=m * K + k,
                  rel={"same destination lane": p.dst_thread, "same source lane": p.src_thread})
-    rx = x0 + K * cw + 60
+    rx = x0 + K * cw + 50
     sw = 28
-    fig.text(rx - 30, 14, f"destination: 32 lanes x {nslot} slots (A(m,k) in each)", size=11,
+    fig.text(rx - 30, 14, f"registers: 32 lanes x {nslot} slots", size=11,
              anchor="start", weight="600")
     for (m, k), p in paths.items():
         lx, ly = rx, y0 + p.dst_thread * ch

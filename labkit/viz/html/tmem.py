@@ -52,7 +52,7 @@ def sfa_tmem_figure(mn: int = 128, sf_k: int = 4) -> HtmlFigure:
     x = 40
     caption(fig, x, 10, f"SFA[m, sfk] ({mn}x{sf_k})")
     for g in range(ngroups):
-        fig.text(x + sf_k * cw / 2, y0 - 10, f"m {32 * g}-{32 * g + 31}", size=9, fill="#555")
+        fig.text(x + sf_k * cw / 2, y0 - 10, f"m {32 * g}-{32 * g + 31}", size=10, fill="#555")
         for r in range(32):
             for k in range(sf_k):
                 m = 32 * g + r
@@ -60,7 +60,7 @@ def sfa_tmem_figure(mn: int = 128, sf_k: int = 4) -> HtmlFigure:
                          link=m * sf_k + k, rel={"same m": m, "same TCol": int(col[m, k, 0])}, faint=True)
         x += sf_k * cw + 10
     for r in range(0, 32, 8):
-        fig.text(36, y0 + r * ch + ch / 2, str(r), size=9, anchor="end", fill="#555")
+        fig.text(36, y0 + r * ch + ch / 2, str(r), size=10, anchor="end", fill="#555")
     # base tile: 32 local lanes x (TCol, byte)
     bx = x + 40
     caption(fig, bx, 10, "32-lane base tile (local lane x TCol.byte)")
@@ -69,7 +69,7 @@ def sfa_tmem_figure(mn: int = 128, sf_k: int = 4) -> HtmlFigure:
         for k in range(sf_k):
             place[(int(lane[m, k, 0]) % 32, int(col[m, k, 0]), int(byte[m, k, 0]))] = (m, k)
     for c in range(ncol):
-        fig.text(bx + (c * 4 + 2) * cw, y0 - 10, f"TCol {c}", size=9, fill="#555")
+        fig.text(bx + (c * 4 + 2) * cw, y0 - 10, f"TCol {c}", size=10, fill="#555")
     for (ll, c, b), (m, k) in sorted(place.items()):
         fig.cell(bx + (c * 4 + b) * cw, y0 + ll * ch, cw, ch, fill=fill(m, k), info=facts(m, k, "base tile"),
                  link=m * sf_k + k, rel={"same m": m, "same TCol": c}, faint=True)
@@ -96,7 +96,7 @@ def sfa_tmem_figure(mn: int = 128, sf_k: int = 4) -> HtmlFigure:
                                                                "same TCol": c}, faint=True)
     for p in range(nrep):
         fig.text(40 + p * pw + ncol * cell_w / 2, ty - 10, f"partition {p}: TLane {32 * p}-{32 * p + 31}",
-                 size=9, fill="#555")
+                 size=10, fill="#555")
         fig.rect(40 + p * pw, ty, ncol * cell_w, 32 * ch, width=1.5)
     fig.select(fig.find(**{"SFA[m, sfk]": (64, 2), "view": "SFA"})[0])
     return fig

@@ -1,0 +1,67 @@
+"""GEMM ladder, step 6: the Tensor Memory Accelerator fills shared memory (sm_90).
+
+Step 5 spends most of its shared-memory bandwidth twice: every k-tile is copied by all
+threads with ``cp.async.ca``, each 16-byte chunk first allocated in L1 and then written to
+shared memory, beside the ``ldmatrix`` reads the MMAs need. On an H200 the L1/shared data
+path is what runs out first (``ncu``: L1 throughput 78 % while the tensor pipe is at 63 %).
+
+Here one thread asks Hopper's copy engine for each whole A and B tile
+(``cp.async.bulk.tensor.2d``, through a tensor map made on the host): the box lands in
+shared memory already swizzled (the 128-byte TMA swizzle, CuTe's ``Swizzle<3,3,3> o
+(8,64):(64,1)``, which keeps ``ldmatrix`` conflict-free), with no per-thread copy
+instructions and no trip through L1; an mbarrier per stage counts the bytes in, and every
+thread waits on its phase before reading. Tiles past the edges of A and B arrive as zeros,
+so the kernel needs no clamping. The MMA side is step 5's: ldmatrix + mma.sync, 64x64 warp
+tiles, fragments double-buffered. The default tile is 256x128 with 8 warps and 4 stages
+(one CTA of 193 KB per SM).
+
+Needs sm_90 (TMA and mbarrier transaction counts); older GPUs are refused before launch.
+
+>>> from labkit.cuda.kernels import gemm_tma
+>>> cfg = gemm_tma.CONFIGS[gemm_tma.DEFAULT]
+>>> cfg.loader, (cfg.bm, cfg.bn, cfg.bk), cfg.stages, cfg.threads
+('tma', (256, 128, 64), 4, 256)
+"""
+
+from labkit.cuda.kernels import gemm_tensorcore as tc
+from labkit.errors import DeviceError
+
+__all__ = ["STEP", "CONFIGS", "DEFAULT", "RULES", "launch", "source", "kernel_config"]
+
+STEP = "tma"
+CONFIGS = {
+    "256x128x64s4": tc.TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=4, loader="tma"),
+    "128x256x64s4": tc.TileConfig(bm=128, bn=256, bk=64, warps_m=2, warps_n=4, stages=4, loader="tma"),
+    "256x128x64s3": tc.TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=3, loader="tma"),
+    "128x128x64s3": tc.TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=3, loader="tma"),
+    "256x128x64s4g16": tc.TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=4, loader="tma",
+                                     group_m=16),
+}
+DEFAULT = "256x128x64s4"
+#: sm_90 (TMA); K % 8 == 0 (the tensor map's row pitch is a multiple of 16 bytes); 16-byte pointers
+RULES = dict(tc.RULES, min_arch=(9, 0))
+
+
+def _config(config):
+    if isinstance(config, tc.TileConfig):
+        if config.loader != "tma":
+            raise DeviceError(f"config: step 'tma' needs loader='tma', got {config.loader!r}")
+        return config
+    if config not in CONFIGS:
+        raise DeviceError(f"config: must be a TileConfig or one of {sorted(CONFIGS)}, got {config!r}")
+    return CONFIGS[config]
+
+
+def source(acc="f32", arch=(9, 0), config=DEFAULT):
+    """The generated Python source of this step's kernel."""
+    return tc.kernel_source(_config(config), acc, arch, "gemm_tma")
+
+
+def launch(A, B, C, acc, arch, config=DEFAULT):
+    """Check the operands and return a no-argument function that launches the kernel once."""
+    return tc.launch(STEP, _config(config), A, B, C, acc, arch, "gemm_tma")
+
+
+def kernel_config(config=DEFAULT):
+    """(TileConfig, kernel name) of this step with ``config``."""
+    return _config(config), "gemm_tma"
