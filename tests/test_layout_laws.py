@@ -341,19 +341,19 @@ def test_divide_by_mode(case):
 def product_case(draw):
     """A block and a tiler CuTe accepts.
 
-    Either a block with holes and a tiler, all in powers of two (then every ``shape_div`` in
-    ``composition(complement(block), tiler)`` divides), or a compact block (its complement is
-    one mode, so any tiler composes).
+    Either a block with holes and a tiler of disjoint runs, all in powers of two (then every
+    division in ``composition(complement(block), tiler)`` is exact), or a compact block (its
+    complement is one mode, so any tiler composes).
     """
     static = draw(st.booleans())
     p = 1.0 if static else 0.5
     if draw(st.booleans()):
+        # a block with holes has a complement of several modes: composing it with a tiler
+        # whose modes overlap is not C o T (composition distributes over the tiler's modes),
+        # and one whose strides do not nest breaks CuTe's divisibility rules
         B, _space = draw(chunk_layouts(static_p=p, max_size=32, radices=[2, 4]))
-        if draw(st.booleans()):
-            T, _ = draw(chunk_layouts(static_p=p, max_size=16, radices=[2, 4]))
-            return B, T, static, True
-        T = draw(layouts(max_size=16, strides=(0, 1, 2, 4, 8), static_zero=True,
-                         extents=[1, 2, 4], static_p=p))
+        T, _ = draw(chunk_layouts(static_p=p, max_size=16, radices=[2, 4]))
+        return B, T, static, True
     else:
         shape = tuple(maybe_static(draw, e, p) for e in
                       draw(st.lists(st.sampled_from([2, 3, 4]), min_size=1, max_size=3)))

@@ -21,7 +21,7 @@ from .int_tuple import (
 from .layout import (
     Layout, make_layout, size, cosize, coalesce, coalesce_x, filter as filter_layout,
     filter_zeros, compact_major, make_ordered_layout, append, _bw_coalesce, _as_layout, _mk,
-    _filter,
+    _filter, _bw_lists,
 )
 
 __all__ = [
@@ -253,34 +253,59 @@ def _complement(shp, std, cotarget, layout):
         rest = coalesce_shape(cotarget)
         return _mk(rest, compact_major(rest, "left"))
     if type(shp) is not tuple:
-        shp, std = [shp], [std]
-    else:
-        shp, std = list(shp), list(std)
-        for d in std:
-            if type(d) is not S:
-                raise LayoutError(f"complement: layout {layout} has run-time strides and rank "
-                                  f"{len(shp)} after filtering (CuTe: Dynamic-stride complement "
-                                  "only for rank-1 layouts)")
-    res_shape, res_stride = [], [_S1]
-    for _ in range(len(shp) - 1):
-        min_stride = min(std)
-        i = std.index(min_stride)
-        new_shape = cdiv(min_stride, res_stride[-1])
-        if new_shape == 0:
+        # rank 1: new_shape = stride / _1, new_stride = stride * shape
+        if std == 0 and type(std) is S:
             _noninjective(layout)
-        res_shape.append(new_shape)
-        res_stride.append(min_stride * shp[i])
+        new_stride = std * shp
+        if type(cotarget) is tuple:
+            rest_shape = coalesce_shape(ceil_div(cotarget, new_stride))
+        else:
+            rest_shape = ceil_div(cotarget, new_stride)
+        if type(rest_shape) is tuple:
+            rest_stride = compact_major(rest_shape, "left", new_stride)
+            return _bw_coalesce((std,) + rest_shape, (_S1,) + rest_stride)
+        rest_stride = (_S0 if rest_shape == 1 else new_stride) if type(rest_shape) is S \
+            else new_stride
+        return _bw_coalesce((std, rest_shape), (_S1, rest_stride))
+    for d in std:
+        if type(d) is not S:
+            raise LayoutError(f"complement: layout {layout} has run-time strides and rank "
+                              f"{len(shp)} after filtering (CuTe: Dynamic-stride complement "
+                              "only for rank-1 layouts)")
+    # strides are static from here on; extents may be run-time, and what they touch with them
+    shp, std = list(shp), [int(d) for d in std]
+    res_shape, res_stride = [], [_S1]
+    last, last_st = 1, True                      # the last result stride
+    for _ in range(len(shp) - 1):
+        m = min(std)
+        i = std.index(m)
+        q = _tdiv(m, last)
+        if last_st and q == 0:
+            _noninjective(layout)
+        res_shape.append(_int_new(S, q) if last_st else q)
+        e = shp[i]
+        last, last_st = m * int(e), type(e) is S or m == 0
+        res_stride.append(_int_new(S, last) if last_st else last)
         del shp[i], std[i]
     d = std[0]
-    new_shape = cdiv(d, res_stride[-1])
-    if type(new_shape) is S and new_shape == 0:
+    q = _tdiv(d, last)
+    if last_st and q == 0:
         _noninjective(layout)
-    res_shape.append(new_shape)
-    new_stride = d * shp[0]
+    res_shape.append(_int_new(S, q) if last_st else q)
+    new_stride = _smul(d, True, shp[0])
     rest_shape = coalesce_shape(ceil_div(cotarget, new_stride))
     rest_stride = compact_major(rest_shape, "left", new_stride)
     return _bw_coalesce(tuple(res_shape) + flatten_tuple(rest_shape),
                         tuple(res_stride) + flatten_tuple(rest_stride))
+
+
+def _tdiv(a, b):
+    """C++ ``a / b`` on ints (truncating); a zero divisor raises (C++ aborts)."""
+    if b == 0:
+        raise LayoutError(f"complement: division of {a} by a run-time zero (C++ aborts at run "
+                          "time: SIGFPE)")
+    q = abs(a) // abs(b)
+    return q if (a < 0) == (b < 0) else -q
 
 
 def _noninjective(layout):
@@ -329,22 +354,29 @@ def right_inverse(layout):
             raise LayoutError("right_inverse: a ComposedLayout has no plain-layout inverse "
                               "here; invert its layout_b")
         layout = _as_layout(layout, "right_inverse")
-    c = coalesce(layout)
-    shp, std = c.shape, c.stride
-    if type(shp) is not tuple:
-        shp, std = (shp,), (std,)
-    pre = _prefix_products(shp)
-    seq = [i for i, d in enumerate(std) if type(d) is S]
-    if len(seq) > 1:
-        order = _exchange_sort([int(std[i]) for i in seq])
-        seq = [seq[k] for k in order]
+    shp, std = _bw_lists(flatten_tuple(layout.shape), flatten_tuple(layout.stride))
+    items = [(int(d), i) for i, d in enumerate(std) if type(d) is S]
+    if len(items) > 1:
+        keys = [k for k, _i in items]
+        if len(set(keys)) == len(keys):      # distinct keys: any sort gives CuTe's order
+            items.sort()
+        else:                                # ties: CuTe's exchange sort decides
+            items = [items[k] for k in _exchange_sort(keys)]
     out_s, out_d = [_S1], [_S0]
-    cur = _S1
-    for i in seq:
-        if type(cur) is S and std[i] == cur:
-            out_s.append(shp[i])
-            out_d.append(pre[i])
-            cur = shp[i] * std[i]
+    cur, cur_st = 1, True
+    for d, i in items:
+        if cur_st and d == cur:
+            s = shp[i]
+            acc, st = 1, True                # prefix product of the extents before i
+            for x in shp[:i]:
+                acc *= int(x)
+                st = st and type(x) is S
+            out_s.append(s)
+            out_d.append(_int_new(S, acc) if st else acc)
+            cur = int(s) * d
+            cur_st = type(s) is S or d == 0
+    if len(out_s) == 1:
+        return _mk(_S1, _S0)
     return _bw_coalesce(tuple(out_s), tuple(out_d))
 
 

@@ -399,35 +399,65 @@ def _bw_coalesce(shp, std):
     merges into the front ``s0:d0`` when ``s0`` is static and ``s * d == d0`` is known at
     compile time (``s * d`` static: both static, or ``d`` a static zero).
     """
-    front_s, front_d = [shp[-1]], [std[-1]]
+    s0, d0 = shp[-1], std[-1]          # the front mode; earlier ones wait in out_*
+    out_s, out_d = [], []
     for i in range(len(shp) - 2, -1, -1):
         s = shp[i]
-        s_st = type(s) is S
-        if s_st and s == 1:
+        ts = type(s) is S
+        if ts and s == 1:
             continue
-        s0 = front_s[-1]
-        if len(front_s) == 1 and type(s0) is S and s0 == 1:
-            front_s[0] = s
-            front_d[0] = std[i]
+        if not out_s and type(s0) is S and s0 == 1:
+            s0, d0 = s, std[i]
             continue
         d = std[i]
-        d0 = front_d[-1]
         # merge when s0 is static and s * d == d0 is known at compile time
-        if type(d) is S and type(s0) is S and type(d0) is S and (s_st or d == 0) \
+        if type(d) is S and type(s0) is S and type(d0) is S and (ts or d == 0) \
                 and int(s) * int(d) == d0:
-            front_s[-1] = _int_new(S, int(s) * int(s0)) if s_st else int(s) * int(s0)
-            front_d[-1] = d
+            s0 = _int_new(S, int(s) * int(s0)) if ts else int(s) * int(s0)
+            d0 = d
             continue
-        front_s.append(s)
-        front_d.append(d)
-    if len(front_s) == 1:
-        s0 = front_s[0]
+        out_s.append(s0)
+        out_d.append(d0)
+        s0, d0 = s, d
+    if not out_s:
         if type(s0) is S and s0 == 1:
             return _mk(_S1, _S0)
-        return _mk(s0, front_d[0])
-    front_s.reverse()
-    front_d.reverse()
-    return _mk(tuple(front_s), tuple(front_d))
+        return _mk(s0, d0)
+    out_s.append(s0)
+    out_d.append(d0)
+    out_s.reverse()
+    out_d.reverse()
+    return _mk(tuple(out_s), tuple(out_d))
+
+
+def _bw_lists(shp, std):
+    """:func:`_bw_coalesce` of flat tuples, as two lists in order (``[_1], [_0]`` if empty)."""
+    s0, d0 = shp[-1], std[-1]
+    out_s, out_d = [], []
+    for i in range(len(shp) - 2, -1, -1):
+        s = shp[i]
+        ts = type(s) is S
+        if ts and s == 1:
+            continue
+        if not out_s and type(s0) is S and s0 == 1:
+            s0, d0 = s, std[i]
+            continue
+        d = std[i]
+        if type(d) is S and type(s0) is S and type(d0) is S and (ts or d == 0) \
+                and int(s) * int(d) == d0:
+            s0 = _int_new(S, int(s) * int(s0)) if ts else int(s) * int(s0)
+            d0 = d
+            continue
+        out_s.append(s0)
+        out_d.append(d0)
+        s0, d0 = s, d
+    if not out_s and type(s0) is S and s0 == 1:
+        return [_S1], [_S0]
+    out_s.append(s0)
+    out_d.append(d0)
+    out_s.reverse()
+    out_d.reverse()
+    return out_s, out_d
 
 
 def coalesce_x(layout):
@@ -518,7 +548,12 @@ def filter(layout):
 
 
 def _filter(layout):
-    shp, std = flatten_tuple(layout.shape), flatten_tuple(layout.stride)
+    shp, std = layout.shape, layout.stride
+    if type(shp) is not tuple:
+        if (type(std) is S and std == 0) or (type(shp) is S and shp == 1):
+            return _mk(_S1, _S0)
+        return layout
+    shp, std = flatten_tuple(shp), flatten_tuple(std)
     if any(type(d) is S and d == 0 for d in std):
         shp = tuple(_S1 if type(d) is S and d == 0 else s for s, d in zip(shp, std))
     return _bw_coalesce(shp, std)
