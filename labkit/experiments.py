@@ -405,7 +405,7 @@ def fragment(backend=None) -> Experiment:
     ``extra["matches"]`` whether all 64 agree with the layout; ``rows`` show the ``(8, 8)`` grid
     as ``lane.slot``, predicted and received.
     """
-    from labkit.cuda.kernels import trace as kt
+    from labkit.cuda.kernels import trace_kernels as kt
 
     name, device = _backend(backend)
     frag = lk.m8n8_fragment_layout()

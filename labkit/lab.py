@@ -207,9 +207,9 @@ def trace_mma(atom=None, variant=None, b_variant=None, a=None, b=None, c=None, b
     B[n, k] = 16 n + k (times 2^-10 with an f16 accumulator, so D stays in range), C = 0.
     ``backend``: ``"gpu"``, ``"cudasim"``, ``"sim"`` or None (:func:`backend`).
     """
-    from labkit.cuda.kernels import trace as kt
+    from labkit.cuda.kernels import trace_kernels as kt
     from labkit.sim import mma_spec, pack_fragment, to_bits
-    from labkit.sim import trace as st
+    from labkit.sim import fragment_trace as st
 
     name = _resolve_backend(backend)
     atom = default_atom(80 if name == "sim" else None) if atom is None else atom
@@ -296,11 +296,9 @@ class CtaTrace:
 
     def conflicts(self) -> dict:
         """``{op: (accesses, wavefronts, conflict-free wavefronts, worst degree)}``."""
-        out: dict = {}
-        for acc in self.accesses:
-            n, w, mn, d = out.get(acc.op, (0, 0, 0, 0))
-            out[acc.op] = (n + 1, w + acc.wavefronts, mn + acc.min_wavefronts, max(d, acc.degree))
-        return out
+        from labkit.sim.smem import summarize
+
+        return summarize(self.accesses)
 
     def __str__(self) -> str:
         return (f"sgemm_sm80 CTA (128x128x64, 2x2 warps, Swizzle<3,3,3>) on {self.backend} ({self.device}), "
@@ -310,9 +308,9 @@ class CtaTrace:
 def trace_cta(a=None, b=None, k_blocks: int = 4, backend=None) -> CtaTrace:
     """Run sgemm_sm80's CTA on one k-tile: ``a``, ``b`` are 128x64 (K-major, f16; default small
     integers from a fixed seed) and ``k_blocks`` of its 4 k-blocks are traced."""
-    from labkit.cuda.kernels import trace as kt
+    from labkit.cuda.kernels import trace_kernels as kt
     from labkit.sim import from_bits, to_bits
-    from labkit.sim import trace as st
+    from labkit.sim import fragment_trace as st
 
     name = _resolve_backend(backend)
     plan = kt.cta_plan()

@@ -44,7 +44,7 @@ KNOWN_UPWARD = {
     # The trace kernels' source printer and the widgets reach lk.<name> inside functions; they
     # should import labkit.layout (print_layout, make_layout ...) and labkit.banks / labkit.
     # swizzle_atoms directly.
-    ("labkit.cuda.kernels.trace", "labkit"),
+    ("labkit.cuda.kernels.trace_kernels", "labkit"),
     ("labkit.widgets.explorers", "labkit"),
     # The chapter experiments and the grader also reach lk.<name>; same change.
     ("labkit.experiments", "labkit"),

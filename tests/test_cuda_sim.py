@@ -257,3 +257,17 @@ def test_trace_cta_on_sm75_says_what_to_do():
     assert done.returncode == 0, done.stderr[-3000:]
     assert "REFUSED" in done.stdout and "sm_80" in done.stdout and "backend='sim'" in done.stdout
     assert "SIM sim" in done.stdout
+
+
+def test_mma_plan_looks_up_the_instruction_registry():
+    """mma_plan keys on the registry: a CuTe atom name resolves to its PTX name (CuTe's
+    SM80_16x8x16_F16F16F16F16_TN is mma.sync m16n8k16 f16.f16.f16.f16), an unknown or
+    non-MMA name raises InstructionError."""
+    from labkit.cuda.kernels import trace_kernels
+    from labkit.errors import InstructionError
+
+    plan = trace_kernels.mma_plan("SM80_16x8x16_F16F16F16F16_TN")
+    assert (plan.instruction, plan.m, plan.n, plan.k) == ("mma_m16n8k16_f16f16f16f16", 16, 8, 16)
+    for bad in ("mma_m16n8k32_s32s8s8s32", "ldmatrix_x4"):
+        with pytest.raises(InstructionError, match="no mma instruction named"):
+            trace_kernels.mma_plan(bad)

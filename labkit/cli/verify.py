@@ -141,7 +141,7 @@ def _mismatch(a, b):
 
 
 def check_ldmatrix(variant, n, rng, run_device):
-    from labkit.cuda.kernels import trace as kt
+    from labkit.cuda.kernels import trace_kernels as kt
 
     num, trans = kt.parse_variant(variant)
     res = Result(f"ldmatrix {variant}", instruction(LDMATRIX_ATOMS[variant]).ptx, n)
@@ -163,7 +163,7 @@ def _tolerance(acc):
 
 
 def check_mma(atom, n, rng, run_device):
-    from labkit.cuda.kernels import trace as kt
+    from labkit.cuda.kernels import trace_kernels as kt
 
     spec = mma_spec(atom)
     res = Result(atom, spec.ptx, n)
@@ -206,7 +206,7 @@ def check_mma(atom, n, rng, run_device):
 
 
 def check_cta(rng, run_device, k_blocks):
-    from labkit.cuda.kernels import trace as kt
+    from labkit.cuda.kernels import trace_kernels as kt
 
     res = Result("sgemm_sm80 CTA", "cp.async + ldmatrix.x4 + mma m16n8k16 (Swizzle<3,3,3>)", 1)
     plan = kt.cta_plan()

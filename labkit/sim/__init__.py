@@ -19,8 +19,6 @@ run in one numpy call.
 2
 """
 
-import importlib
-
 from labkit.sim.cp_async import CpAsync
 from labkit.sim.ldmatrix import ldmatrix, ldmatrix_op
 from labkit.sim.mma_fragments import MMA_SPECS, MmaSpec, fragment_coords, mma_spec, mma_sync, pack_fragment, unpack_fragment
@@ -48,10 +46,3 @@ __all__ = [
     "unpack_pairs",
 ]
 
-
-def __getattr__(name):
-    # ``labkit.sim.trace`` was the old name of :mod:`labkit.sim.fragment_trace`; kept only until
-    # labkit/lab.py imports the new name.
-    if name == "trace":
-        return importlib.import_module("labkit.sim.fragment_trace")
-    raise AttributeError(f"module 'labkit.sim' has no attribute {name!r}")

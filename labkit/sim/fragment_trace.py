@@ -1,6 +1,6 @@
 """Run the lab's trace plans in the numpy model (the ``"sim"`` backend).
 
-A plan (from :mod:`labkit.cuda.kernels.trace`; here it is plain data: shapes, variants and
+A plan (from :mod:`labkit.cuda.kernels.trace_kernels`; here it is plain data: shapes, variants and
 per-lane element offsets) says what each lane hands to each instruction. These functions
 execute it with :mod:`labkit.sim` and return the same dictionary the GPU kernels return,
 plus the :class:`~labkit.sim.SharedMemory` whose ``log`` accounts every access (the
@@ -51,7 +51,7 @@ def _fill(smem, base, images):
 
 
 def run_mma(plan, a_bits, b_bits, c_regs) -> dict:
-    """Execute an MMA trace plan on ``W`` warps (see ``labkit.cuda.kernels.trace.run_mma``)."""
+    """Execute an MMA trace plan on ``W`` warps (see ``labkit.cuda.kernels.trace_kernels.run_mma``)."""
     spec = mma_spec(plan.instruction)
     a = np.asarray(a_bits, np.uint16)
     b = np.asarray(b_bits, np.uint16)
@@ -91,7 +91,7 @@ def run_ldmatrix(variant: str, images, offsets) -> dict:
 
 
 def run_cta(plan, a_bits, b_bits, k_blocks: int | None = None) -> dict:
-    """Execute the sgemm_sm80 CTA plan (see ``labkit.cuda.kernels.trace.run_cta``)."""
+    """Execute the sgemm_sm80 CTA plan (see ``labkit.cuda.kernels.trace_kernels.run_cta``)."""
     kbs = plan.k_blocks if k_blocks is None else int(k_blocks)
     n = plan.bm * plan.bk
     smem = SharedMemory(4 * n)

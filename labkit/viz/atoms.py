@@ -50,9 +50,9 @@ def draw_mma(mma, *, ax=None):
 
 
 def draw_swizzle_atom(mode="SWIZZLE_128B", element="fp16", *, ax=None):
-    """Before/after of a swizzle atom (``labkit.swizzles.swizzle_atom``): left the plain
+    """Before/after of a swizzle atom (``labkit.swizzle_atoms.swizzle_atom``): left the plain
     row-major atom, right the swizzled one, both coloured by bank."""
-    from labkit.swizzles import element_bits, swizzle_atom
+    from labkit.swizzle_atoms import element_bits, swizzle_atom
     atom = swizzle_atom(mode, element)
     plain = atom.layout_b
     eb = element_bits(element) // 8

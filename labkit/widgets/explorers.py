@@ -98,11 +98,11 @@ def divide_product_playground(layout: str = "(8,8):(8,1)", tiler: str = "2:1; 4:
 
 
 class SwizzleExplorer(Explorer):
-    """Pick a swizzle mode and element type: the atom (``labkit.swizzles.swizzle_atom``)
+    """Pick a swizzle mode and element type: the atom (``labkit.swizzle_atoms.swizzle_atom``)
     drawn by bank, with the cost of reading one 16-byte column of 8 rows."""
 
     def __init__(self, mode: str = "SWIZZLE_128B", element: str = "fp16"):
-        from labkit.swizzles import SWIZZLE_MODES
+        from labkit.swizzle_atoms import SWIZZLE_MODES
         self.mode = W.Dropdown(options=[m.name for m in SWIZZLE_MODES], value=mode, description="mode")
         self.element = W.Dropdown(options=["fp8", "fp16", "fp32"], value=element, description="element")
         super().__init__([self.mode, self.element])
@@ -110,7 +110,7 @@ class SwizzleExplorer(Explorer):
 
     def render(self):
         from labkit.banks import bank_conflicts
-        from labkit.swizzles import element_bits, swizzle_atom
+        from labkit.swizzle_atoms import element_bits, swizzle_atom
         from labkit.viz import draw_layout
         atom = swizzle_atom(self.mode.value, self.element.value)
         eb = element_bits(self.element.value) // 8

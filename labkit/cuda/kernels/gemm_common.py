@@ -220,6 +220,9 @@ def set_dynamic_shared(dispatcher, nbytes):
     ``CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`` is raised (``cuKernelSetAttribute``).
     The preferred carveout is set to all-shared, so as many CTAs as the shared memory
     allows stay resident on a multiprocessor. The simulator has no such limits.
+    The handle comes through numba-cuda's public API: each compiled overload's ``library``
+    property and its ``get_cufunc()`` (numba-cuda 0.30.4 has no launch option for the
+    attribute itself).
     """
     if simulated():
         return
@@ -234,7 +237,7 @@ def set_dynamic_shared(dispatcher, nbytes):
         )
     attrs = binding.CUfunction_attribute
     for kernel in dispatcher.overloads.values():
-        handle = kernel._codelibrary.get_cufunc().handle
+        handle = kernel.library.get_cufunc().handle  # public: _Kernel.library, CUDACodeLibrary.get_cufunc
         if nbytes > 48 * 1024:
             driver.cuKernelSetAttribute(attrs.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes,
                                         handle, dev.id)

@@ -23,13 +23,13 @@ on a GPU and under the CUDA simulator; every launch goes through :func:`labkit.c
 and checks the device's SM first. Shared arrays are declared 128-byte aligned on a GPU
 (ldmatrix rows and cp.async destinations must be 16-byte aligned).
 
->>> from labkit.cuda.kernels import trace
->>> p = trace.mma_plan("mma_m16n8k16_f16f16f16f16", "x4", "x2")
+>>> from labkit.cuda.kernels import trace_kernels
+>>> p = trace_kernels.mma_plan("mma_m16n8k16_f16f16f16f16", "x4", "x2")
 >>> p.a_offsets[0, [0, 1, 8, 16, 31]].tolist()     # lane 16 starts row A(0, 8..15)
 [0, 16, 128, 8, 248]
 >>> p.b_offsets.tolist()[0][:9]
 [0, 16, 32, 48, 64, 80, 96, 112, 8]
->>> c = trace.cta_plan()
+>>> c = trace_kernels.cta_plan()
 >>> int(c.smem_offset(0, 9)), int(c.smem_offset(0, 8))   # Swizzle<3,3,3>: 64^8 = 72
 (73, 72)
 """
@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from labkit.atoms import instructions
 from labkit.cuda import ptx
 from labkit.cuda.launch import jit
 from labkit.errors import DeviceError
@@ -133,17 +134,15 @@ def _lane_rows(num):
 
 
 def mma_plan(instruction: str, variant: str | None = None, b_variant: str | None = None) -> MmaPlan:
-    """Plan one warp's ldmatrix loads for the MMA ``instruction`` (a labkit.cuda.ptx name).
+    """Plan one warp's ldmatrix loads for the MMA ``instruction`` (a registry name or CuTe atom;
+    anything else raises :class:`~labkit.errors.InstructionError`).
 
     ``variant`` loads A, ``b_variant`` loads B: ``"x1"``, ``"x2"``, ``"x4"``, optionally
     ``".trans"`` (the operand is then stored M- or N-major and transposed by ldmatrix).
     Default: the widest load that one MMA's operand fills (A: x4 for k16, x2 for k8;
     B: x2 for k16, x1 for k8).
     """
-    if instruction not in ptx.INSTRUCTIONS or ptx.INSTRUCTIONS[instruction].kind != "mma":
-        names = sorted(n for n, i in ptx.INSTRUCTIONS.items() if i.kind == "mma")
-        raise DeviceError(f"instruction must be one of {names}; got {instruction!r}")
-    ins = ptx.INSTRUCTIONS[instruction]
+    ins = instructions.instruction(instruction, "mma")  # unknown: InstructionError
     m, n, k = ins.shape
     na, nb = ins.a_regs, ins.b_regs
     variant = variant or f"x{na}"
@@ -168,7 +167,7 @@ def mma_plan(instruction: str, variant: str | None = None, b_variant: str | None
         k0 = 8 * (b_num * load + mat)
         b_off.append(n * (k0 + row) if b_trans else k * row + k0)
     return MmaPlan(
-        instruction, m, n, k, ins.acc_type, variant, b_variant,
+        ins.name, m, n, k, ins.acc_type, variant, b_variant,
         "m" if a_trans else "k", "n" if b_trans else "k",
         np.array(a_off, np.int32), np.array(b_off, np.int32),
     )
