@@ -29,11 +29,33 @@ def _render(fig):
     return data
 
 
+def drawn_cells(fig) -> dict[tuple[int, int], list[str]]:
+    """The text of each drawn cell, by (row, col): cells are unit squares centred at (col+.5, row+.5)."""
+    cells = {}
+    for t in fig.axes[0].texts:
+        x, y = t.get_position()
+        if x > 0 and y > 0 and (x - 0.5).is_integer() and (y - 0.5).is_integer():
+            cells[int(y), int(x)] = t.get_text().split("\n")
+    return cells
+
+
+def expected_offsets(L) -> dict[tuple[int, int], int]:
+    """CuTe's print_layout table, from the layout as a function: rank 1 is one row."""
+    if lk.rank(L) == 1:
+        return {(0, j): int(L(j)) for j in range(int(lk.size(L)))}
+    return {(i, j): int(L(i, j)) for i in range(int(lk.size(L[0]))) for j in range(int(lk.size(L[1])))}
+
+
 @pytest.mark.parametrize("text", CATALOGUE)
 @pytest.mark.parametrize("color_by", ["value", "bank", "none"])
 def test_draw_layout_catalogue(text, color_by):
     L = lk.parse_layout(text)
-    _render(viz.draw_layout(L, color_by=color_by))
+    fig = viz.draw_layout(L, color_by=color_by)
+    _render(fig)
+    cells, want = drawn_cells(fig), expected_offsets(L)
+    assert {k: int(v[0]) for k, v in cells.items()} == want
+    if color_by == "bank":  # 32 banks of 4 bytes, 2-byte elements by default
+        assert all(v[1] == f"b{(want[k] * 2 // 4) % 32}" for k, v in cells.items())
 
 
 @pytest.mark.parametrize("text", CATALOGUE)
@@ -119,9 +141,12 @@ def test_bad_input_is_a_labkit_error():
         viz.draw_tv_layout(lk.parse_layout("(4,2):(1,4)"), (2, 2))
 
 
-def test_alt_text_helper():
-    fig = viz.draw_layout(lk.parse_layout("(2,2):(1,2)"))
-    assert viz.alt_text(fig) == fig.alt_text and np.isfinite(len(fig.alt_text))
+def test_alt_text_names_the_layout_and_reads_its_first_row():
+    L = lk.parse_layout("(2,4):(1,2)")
+    fig = viz.draw_layout(L)
+    assert viz.alt_text(fig) == fig.alt_text
+    assert "(2,4):(1,2)" in fig.alt_text and "2x4" in fig.alt_text
+    assert "row 0 reads 0, 2, 4, 6" in fig.alt_text
 
 
 # --- TiledCopy, TMEM and mesh drawings ----------------------------------------------------------
