@@ -19,66 +19,66 @@ REPO = Path(__file__).resolve().parents[1]
 BOOK = REPO / "book"
 PAGES = ["01_shape_stride", "02_tiling", "03_named_axes", "04_replication_offset"]
 
-# What each page must print: (how a code cell starts, text that cell's output contains).
+# What each page must print: text that the printed output of one of its code cells contains.
 FACTS = {
     "01_shape_stride": [
         # a dynamic shape gets CuTe's LayoutLeft stride with a static unit stride first
-        ("print(lk.make_layout((4, 8)))", "(4,8):(_1,4)\n(_4,_8):(_1,_4)"),
+        "(4,8):(_1,4)\n(_4,_8):(_1,_4)",
         # flat index 13 of shape (4,8) is (13 % 4, 13 // 4); NumPy order would give (1, 5)
-        ('print("CuTe, colexicographic:", lk.idx2crd(13, (4, 8)))', "(1, 3)"),
-        ('print("CuTe, colexicographic:", lk.idx2crd(13, (4, 8)))', "(1, 5)"),
+        "CuTe, colexicographic: (1, 3)",
+        "Axe,   lexicographic:  (1, 5)",
         # seed 000, section 3: a static zero stride is a broadcast, a dynamic one is not
-        ("atom_shape = (lk.S(2), lk.S(2), lk.S(2))", "block (_2,_2,_2):(_1,_0,_2)"),
-        ("atom_shape = (lk.S(2), lk.S(2), lk.S(2))", "block (_2,_2,_2):(_1,_2,_4)"),
+        "block (_2,_2,_2):(_1,_0,_2)",
+        "block (_2,_2,_2):(_1,_2,_4)",
         # CuTe merges modes only when it can prove it at compile time
-        ("print(lk.coalesce(lk.make_layout((lk.S(4), lk.S(8)), (lk.S(1), lk.S(4)))))",
-         "_32:_1\n(4,8):(1,4)\n(_4,_8):(_8,_1)"),
+        "_32:_1\n(4,8):(1,4)\n(_4,_8):(_8,_1)",
         # seed 001: arange(12).reshape(3, 4) has strides (4, 1); its transpose (1, 4), same storage
-        ("t = np.arange(12).reshape(3, 4)", "(3, 4) (4, 1)"),
-        ("tt = t.T", "(4, 3) (1, 4)\nTrue"),
+        "(3, 4) (4, 1)",
+        "(4, 3) (1, 4)\nTrue",
         # S[(4,4):(4,1)] read colexicographically is S[(4,4):(1,4)]
-        ("same = lk.axe_from_cute(cute)", "S[(4,4):(1,4)]\nTrue"),
+        "S[(4,4):(1,4)]\nTrue",
     ],
     "02_tiling": [
         # seed 001: the 8x8 matrix in 2x4 tiles
-        ("tiled = lk.tiled_layout(matrix_shape=(8, 8), tile_shape=(2, 4))", "S[(4,2,2,4):(16,4,8,1)]"),
+        "S[(4,2,2,4):(16,4,8,1)]",
         # (2,5): x = 21 = (1,0,1,1) -> 16 + 8 + 1 = 25
-        ("for i, j in [(2, 5), (4, 5)]:", "element (2, 5): x = 21, digits (1, 0, 1, 1), address 25"),
+        "element (2, 5): x = 21, digits (1, 0, 1, 1), address 25",
         # the same map on coordinates, CuTe order inside each mode
-        ("cute_tiled = lk.make_layout(", "((_2,_4),(_4,_2)):((_4,_16),(_1,_8))\nTrue"),
-        ("cute_flat = lk.make_layout(", "(_4,_2,_2,_4):(_1,_8,_4,_16)\nTrue"),
+        "((_2,_4),(_4,_2)):((_4,_16),(_1,_8))\nTrue",
+        "(_4,_2,_2,_4):(_1,_8,_4,_16)\nTrue",
         # CuTe's composition example (layout algebra documentation)
-        ('A = lk.parse_layout("(_6,_2):(_8,_2)")', "((_2,_2),_3):((_24,_2),_8)\nTrue"),
+        "((_2,_2),_3):((_24,_2),_8)\nTrue",
         # tile (1,1) of the row-major matrix starts at row 2, column 4
-        ("Z = lk.zipped_divide(M88, tile)", "starts at offset 20"),
+        "starts at offset 20",
         # blocked_product of the row-major tile by the row-major tile order is the seed's storage
-        ('block = lk.parse_layout("(_2,_4):(_4,_1)")', "((_2,_4),(_4,_2)):((_4,_16),(_1,_8)) True"),
+        "((_2,_4),(_4,_2)):((_4,_16),(_1,_8)) True",
         # seed 000: rest (4,(2,2)):(1,(4,8)) from order (_2048,(144,288)); the fragment tCrA
-        ("rest_shape = (S(4), (S(2), S(2)))", "(_4,(_2,_2)):(_1,(_4,_8))"),
-        ("block8 = lk.parse_layout(", "((_2,_2,_2),_4,(_2,_2)):((_1,_2,_4),_8,(_32,_64))"),
+        "(_4,(_2,_2)):(_1,(_4,_8))",
+        "((_2,_2,_2),_4,(_2,_2)):((_1,_2,_4),_8,(_32,_64))",
     ],
     "03_named_axes": [
-        ("acc = lk.tmem_accumulator_layout(m=128, n=256)", "S[(128,256):(1@TLane,1@TCol)]"),
+        "S[(128,256):(1@TLane,1@TCol)]",
         # seed 001: element (5,3) of the m8n8 fragment is index 43, lane 21, slot 1
-        ("frag = lk.m8n8_fragment_layout()", "S[(8,4,2):(4@laneid,1@laneid,1@reg)]"),
-        ("frag = lk.m8n8_fragment_layout()", "element (5, 3): x = 43"),
-        ("frag = lk.m8n8_fragment_layout()", "{'laneid': 21, 'reg': 1}"),
-        ('held = frag.backward({"laneid": 21})', "lane 21 holds [(5, 2), (5, 3)]"),
+        "S[(8,4,2):(4@laneid,1@laneid,1@reg)]",
+        "element (5, 3): x = 43",
+        "{'laneid': 21, 'reg': 1}",
+        "lane 21 holds [(5, 2), (5, 3)]",
         # seed 000: A(0,9) is held by lane 0 in slot 5
-        ('atom16 = lk.mma_atom("SM80_16x8x16_F16F16F16F16_TN")', "A(0, 9) -> [{'reg': 5, 'laneid': 0}]"),
-        ("frag_B = lk.axe_from_tv(tv_B, (8, 8))", "True"),
+        "A(0, 9) -> [{'reg': 5, 'laneid': 0}]",
+        # the m16n8k8 B operand, read from its TV layout, is the m8n8 fragment itself
+        "S[(8,4,2):(4@laneid,1@laneid,1@reg)] True",
     ],
     "04_replication_offset": [
         # the block-scaled product agrees with the blockwise sum exactly
-        ("rng = np.random.default_rng(7)", "largest difference: 0.0"),
-        ("print(sfa_tmem)", "S[(4,32,4):(1@TCol,1@TLane,1@byte)] + R[4:32@TLane]"),
+        "largest difference: 0.0",
+        "S[(4,32,4):(1@TCol,1@TLane,1@byte)] + R[4:32@TLane]",
         # seed 001: SFA[64,2] at (0,2,2), (32,2,2), (64,2,2), (96,2,2)
-        ("print(sfa_tmem)", "[(0, 2, 2), (32, 2, 2), (64, 2, 2), (96, 2, 2)]"),
+        "[(0, 2, 2), (32, 2, 2), (64, 2, 2), (96, 2, 2)]",
         # seed 001: element (1,2,3) on gpuid_y 1 at local offset 19; replica on both gpuid_x,
         # offset only on gpuid_x 1
-        ('base_mesh = lk.parse_axe("S[(2,4,8):(1@gpuid_y,8@m,1@m)]")', "{'gpuid_y': 1, 'm': 19}"),
-        ("replica = base_mesh.with_replica(", "+ R[2:1@gpuid_x]  (1, 2, 3) -> [(0, 1, 19), (1, 1, 19)]"),
-        ("replica = base_mesh.with_replica(", "+ O[1@gpuid_x]    (1, 2, 3) -> [(1, 1, 19)]"),
+        "{'gpuid_y': 1, 'm': 19}",
+        "+ R[2:1@gpuid_x]  (1, 2, 3) -> [(0, 1, 19), (1, 1, 19)]",
+        "+ O[1@gpuid_x]    (1, 2, 3) -> [(1, 1, 19)]",
     ],
 }
 
@@ -105,10 +105,9 @@ def test_page_runs_and_prints_the_seed_facts(executed):
     code = [c for c in nb.cells if c.cell_type == "code"]
     for cell in code:
         assert not any(o.output_type == "error" for o in cell.outputs), cell.source
-    for start, expected in FACTS[name]:
-        found = [stream_text(c) for c in code if c.source.startswith(start)]
-        assert found, f"{name}: no code cell starts with {start!r}"
-        assert any(expected in out for out in found), (name, start, expected, found)
+    printed = [stream_text(c) for c in code]
+    for expected in FACTS[name]:
+        assert any(expected in out for out in printed), f"{name}: no cell prints {expected!r}"
 
 
 def test_page_shows_its_figures(executed):
