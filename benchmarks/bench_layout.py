@@ -10,8 +10,8 @@ operand pairs (static and run-time integers mixed), and the work a widget redoes
 
 ``--vs-pycute`` times labkit and pycute (the reference Python CuTe of the ``nvidia-cutlass``
 wheel) side by side in one process on the same inputs: labkit given static integers, pycute
-the same values as plain ints; the two alternate, best of 5 passes each. Only inputs that both
-accept are timed. It also times ``import labkit`` against ``import numpy`` and ``import pycute``
+the same values as plain ints; the two alternate call by call, 15 times, and each input's best
+time counts. Only inputs that both accept are timed. It also times ``import labkit`` against ``import numpy`` and ``import pycute``
 in fresh interpreters (best of 15).
 """
 
@@ -234,24 +234,25 @@ def pycute_inputs(seed=7):
     return out
 
 
-def side_by_side(lk_fn, pc_fn, inputs, repeat=5):
-    def run_lk():
-        for a, _ in inputs:
-            lk_fn(*a)
-
-    def run_pc():
-        for _, b in inputs:
-            pc_fn(*b)
-
-    best_lk = best_pc = float("inf")
+def side_by_side(lk_fn, pc_fn, inputs, repeat=15):
+    """Total time of labkit and of pycute over ``inputs``: each input is timed for labkit, then
+    for pycute, right after one another, ``repeat`` times; each input's best time counts.
+    (Alternating call by call keeps a busy machine's slow moments from favouring either.)"""
+    clock = time.perf_counter
+    best_lk = [float("inf")] * len(inputs)
+    best_pc = [float("inf")] * len(inputs)
     for _ in range(repeat):
-        t0 = time.perf_counter()
-        run_lk()
-        t1 = time.perf_counter()
-        run_pc()
-        t2 = time.perf_counter()
-        best_lk, best_pc = min(best_lk, t1 - t0), min(best_pc, t2 - t1)
-    return best_lk, best_pc
+        for k, (a, b) in enumerate(inputs):
+            t0 = clock()
+            lk_fn(*a)
+            t1 = clock()
+            pc_fn(*b)
+            t2 = clock()
+            if t1 - t0 < best_lk[k]:
+                best_lk[k] = t1 - t0
+            if t2 - t1 < best_pc[k]:
+                best_pc[k] = t2 - t1
+    return sum(best_lk), sum(best_pc)
 
 
 def bench_vs_pycute():
@@ -332,8 +333,12 @@ def table(algebra, widget):
 def write_docs(text, section=SECTION):
     body = DOCS.read_text() if DOCS.exists() else "# Benchmarks\n"
     pattern = re.compile(rf"^{re.escape(section)}\n.*?(?=^## |\Z)", re.S | re.M)
+    after = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
     if pattern.search(body):
         body = pattern.sub(lambda m: text, body)
+    elif section != SECTION and after.search(body):      # right after the layout section
+        m = after.search(body)
+        body = body[:m.end()].rstrip("\n") + "\n\n" + text.rstrip("\n") + "\n\n" + body[m.end():]
     else:
         body = body.rstrip("\n") + "\n\n" + text
     DOCS.write_text(body)
@@ -353,7 +358,8 @@ def main(argv=None):
             write_docs(f"{SECTION_VS}\n\nScript: `benchmarks/bench_layout.py --vs-pycute` "
                        "(labkit with static integers and CUTLASS's pycute with the same values "
                        "as plain ints, 1,000 inputs per operation that both accept, alternated "
-                       "in one process, best of 5 passes each; import times best of 15 fresh "
+                       "call by call in one process, 15 times, summing each input's best time; "
+                       "import times best of 15 fresh "
                        f"interpreters). Measured {datetime.date.today().isoformat()} on "
                        f"{machine()}.\n\n{out}\n", SECTION_VS)
             print(f"wrote {DOCS.relative_to(ROOT)}")
