@@ -256,17 +256,8 @@ def _complement(shp, std, cotarget, layout):
         # rank 1: new_shape = stride / _1, new_stride = stride * shape
         if std == 0 and type(std) is S:
             _noninjective(layout)
-        new_stride = std * shp
-        if type(cotarget) is tuple:
-            rest_shape = coalesce_shape(ceil_div(cotarget, new_stride))
-        else:
-            rest_shape = ceil_div(cotarget, new_stride)
-        if type(rest_shape) is tuple:
-            rest_stride = compact_major(rest_shape, "left", new_stride)
-            return _bw_coalesce((std,) + rest_shape, (_S1,) + rest_stride)
-        rest_stride = (_S0 if rest_shape == 1 else new_stride) if type(rest_shape) is S \
-            else new_stride
-        return _bw_coalesce((std, rest_shape), (_S1, rest_stride))
+        rs, rd = _complement_rest(cotarget, _smul(int(std), type(std) is S, shp))
+        return _bw_coalesce((std,) + rs, (_S1,) + rd)
     for d in std:
         if type(d) is not S:
             raise LayoutError(f"complement: layout {layout} has run-time strides and rank "
@@ -279,7 +270,7 @@ def _complement(shp, std, cotarget, layout):
     for _ in range(len(shp) - 1):
         m = min(std)
         i = std.index(m)
-        q = _tdiv(m, last)
+        q = m // last if m >= 0 and last > 0 else _tdiv(m, last)
         if last_st and q == 0:
             _noninjective(layout)
         res_shape.append(_int_new(S, q) if last_st else q)
@@ -292,11 +283,22 @@ def _complement(shp, std, cotarget, layout):
     if last_st and q == 0:
         _noninjective(layout)
     res_shape.append(_int_new(S, q) if last_st else q)
-    new_stride = _smul(d, True, shp[0])
+    rs, rd = _complement_rest(cotarget, _smul(d, True, shp[0]))
+    return _bw_coalesce(tuple(res_shape) + rs, tuple(res_stride) + rd)
+
+
+def _complement_rest(cotarget, new_stride):
+    """The rest mode of a complement: coalesce(ceil_div(cotarget, new_stride)), compact from
+    ``new_stride``; flat (shape, stride) tuples."""
+    tc = type(cotarget)
+    if (tc is S or tc is int) and new_stride > 0 and cotarget >= 0:
+        q = (cotarget + new_stride - 1) // new_stride
+        if tc is S and type(new_stride) is S:
+            return (_int_new(S, q),), ((_S0 if q == 1 else new_stride),)
+        return (int(q),), (new_stride,)
     rest_shape = coalesce_shape(ceil_div(cotarget, new_stride))
     rest_stride = compact_major(rest_shape, "left", new_stride)
-    return _bw_coalesce(tuple(res_shape) + flatten_tuple(rest_shape),
-                        tuple(res_stride) + flatten_tuple(rest_stride))
+    return flatten_tuple(rest_shape), flatten_tuple(rest_stride)
 
 
 def _tdiv(a, b):

@@ -218,6 +218,7 @@ def _flat_eval(shape, stride):
 
 
 _obj_new = object.__new__
+_imul = int.__mul__
 
 
 def _mk(shape, stride):
@@ -401,19 +402,17 @@ def _bw_coalesce(shp, std):
     """
     s0, d0 = shp[-1], std[-1]          # the front mode; earlier ones wait in out_*
     out_s, out_d = [], []
-    for i in range(len(shp) - 2, -1, -1):
-        s = shp[i]
+    for s, d in zip(shp[-2::-1], std[-2::-1]):
         ts = type(s) is S
         if ts and s == 1:
             continue
         if not out_s and type(s0) is S and s0 == 1:
-            s0, d0 = s, std[i]
+            s0, d0 = s, d
             continue
-        d = std[i]
         # merge when s0 is static and s * d == d0 is known at compile time
         if type(d) is S and type(s0) is S and type(d0) is S and (ts or d == 0) \
-                and int(s) * int(d) == d0:
-            s0 = _int_new(S, int(s) * int(s0)) if ts else int(s) * int(s0)
+                and _imul(s, d) == d0:
+            s0 = _int_new(S, _imul(s, s0)) if ts else _imul(s, s0)
             d0 = d
             continue
         out_s.append(s0)
@@ -434,18 +433,16 @@ def _bw_lists(shp, std):
     """:func:`_bw_coalesce` of flat tuples, as two lists in order (``[_1], [_0]`` if empty)."""
     s0, d0 = shp[-1], std[-1]
     out_s, out_d = [], []
-    for i in range(len(shp) - 2, -1, -1):
-        s = shp[i]
+    for s, d in zip(shp[-2::-1], std[-2::-1]):
         ts = type(s) is S
         if ts and s == 1:
             continue
         if not out_s and type(s0) is S and s0 == 1:
-            s0, d0 = s, std[i]
+            s0, d0 = s, d
             continue
-        d = std[i]
         if type(d) is S and type(s0) is S and type(d0) is S and (ts or d == 0) \
-                and int(s) * int(d) == d0:
-            s0 = _int_new(S, int(s) * int(s0)) if ts else int(s) * int(s0)
+                and _imul(s, d) == d0:
+            s0 = _int_new(S, _imul(s, s0)) if ts else _imul(s, s0)
             d0 = d
             continue
         out_s.append(s0)
@@ -554,8 +551,10 @@ def _filter(layout):
             return _mk(_S1, _S0)
         return layout
     shp, std = flatten_tuple(shp), flatten_tuple(std)
-    if any(type(d) is S and d == 0 for d in std):
-        shp = tuple(_S1 if type(d) is S and d == 0 else s for s, d in zip(shp, std))
+    for d in std:
+        if d == 0 and type(d) is S:
+            shp = tuple(_S1 if type(d) is S and d == 0 else s for s, d in zip(shp, std))
+            break
     return _bw_coalesce(shp, std)
 
 
