@@ -110,24 +110,35 @@ def smem_layout(kind, bk, rows=256):
     raise DeviceError(f"kind: must be 'plain', 'swizzle' or 'tma', got {kind!r}")
 
 
-def _mode_expr(x, shape, stride):
-    """``sum_i ((x // prefix_i) % shape_i) * stride_i`` over the flattened mode (the last
-    sub-mode unbounded, so the form continues past the layout's rows)."""
-    def flat(t):
-        f = lk.flatten(t)
-        return [int(v) for v in (f if isinstance(f, tuple) else (f,))]
-
-    shapes, strides = flat(shape), flat(stride)
-    last = max((i for i, n in enumerate(shapes) if n != 1), default=0)
+def _terms(x, modes):
+    """Terms of ``sum_i ((x // prefix_i) % n_i) * d_i`` over ``modes`` [(n_i, d_i)], coalesced
+    as CuTe's ``coalesce`` does (``n_i*d_i == d_{i+1}`` merges two modes); the last mode is
+    unbounded, so the form continues past the layout's extent."""
+    merged = []
+    for n, d in modes:
+        if n == 1:
+            continue
+        if merged and merged[-1][1] * merged[-1][0] == d:
+            merged[-1] = (merged[-1][0] * n, merged[-1][1])
+        else:
+            merged.append((n, d))
     terms, prefix = [], 1
-    for i, (n, d) in enumerate(zip(shapes, strides)):
-        if d and n != 1:
+    for i, (n, d) in enumerate(merged):
+        if d:
             t = x if prefix == 1 else f"({x} // {prefix})"
-            if i < last:
+            if i < len(merged) - 1:
                 t = f"({t} % {n})"
             terms.append(t if d == 1 else f"{d} * {t}")
         prefix *= n
     return terms
+
+
+def _mode_expr(x, shape, stride):
+    def flat(t):
+        f = lk.flatten(t)
+        return [int(v) for v in (f if isinstance(f, tuple) else (f,))]
+
+    return _terms(x, list(zip(flat(shape), flat(stride))))
 
 
 def offset_source(layout, name="offset"):
@@ -138,7 +149,7 @@ def offset_source(layout, name="offset"):
 
     >>> print(offset_source(smem_layout("tma", 64)))
     def offset(r, k):
-        y = 64 * (r % 8) + 512 * (r // 8) + k
+        y = 64 * r + k
         return y ^ ((y >> 3) & 56)
     """
     swz, inner = (layout.layout_a, layout.layout_b) if hasattr(layout, "layout_b") else (None, layout)
@@ -236,8 +247,7 @@ def ldmatrix_lanes(operand):
 
 
 def _lane_expr(strides):
-    parts = ("lane % 8", "((lane // 8) % 2)", "(lane // 16)")
-    return " + ".join(p if d == 1 else f"{d} * {p}" for p, d in zip(parts, strides) if d) or "0"
+    return " + ".join(_terms("lane", list(zip((8, 2, 2), strides)))) or "0"
 
 
 @dataclass(frozen=True)
