@@ -76,6 +76,7 @@ __all__ = [
     "launch_config",
     "RULES",
     "launch",
+    "step_functions",
     "kernel_report",
     "offline_report",
     "ktile_mix",
@@ -789,6 +790,54 @@ def launch(step, cfg, A, B, C, acc, arch, name="gemm_tc"):
         set_dynamic_shared(kernel, smem)
     configured = kernel[grid, block, 0, 0 if ptx.SIMULATED else smem]
     return lambda: configured(*args)
+
+
+def step_functions(step, name, configs, default=None, default_arch=(8, 0), loader=None):
+    """``(source, launch, kernel_config)`` of a ladder step built on :func:`kernel_source`.
+
+    ``configs`` is one :class:`TileConfig` (the functions then take no ``config``) or a dict of
+    named ones with ``default`` the step's own; ``loader`` (if given) is the only loader a
+    caller's own TileConfig may use.
+
+    >>> source, launch, kernel_config = step_functions("mma", "gemm_mma", TileConfig(stages=1,
+    ...     double_buffer=False))
+    >>> kernel_config()[1], "def gemm_mma(" in source()
+    ('gemm_mma', True)
+    """
+    if isinstance(configs, TileConfig):
+        one = configs
+
+        def source(acc="f32", arch=default_arch):
+            return kernel_source(one, acc, arch, name)
+
+        def launch(A, B, C, acc, arch):
+            return globals()["launch"](step, one, A, B, C, acc, arch, name)
+
+        def kernel_config():
+            return one, name
+    else:
+        def pick(config):
+            if isinstance(config, TileConfig):
+                if loader is not None and config.loader != loader:
+                    raise DeviceError(f"config: step {step!r} needs loader={loader!r}, got {config.loader!r}")
+                return config
+            if config not in configs:
+                raise DeviceError(f"config: must be a TileConfig or one of {sorted(configs)}, got {config!r}")
+            return configs[config]
+
+        def source(acc="f32", arch=default_arch, config=default):
+            return kernel_source(pick(config), acc, arch, name)
+
+        def launch(A, B, C, acc, arch, config=default):
+            return globals()["launch"](step, pick(config), A, B, C, acc, arch, name)
+
+        def kernel_config(config=default):
+            return pick(config), name
+
+    source.__doc__ = f"The generated Python source of step {step!r}'s kernel."
+    launch.__doc__ = "Check the operands and return a no-argument function that launches the kernel once."
+    kernel_config.__doc__ = f"(TileConfig, kernel name) of step {step!r}."
+    return source, launch, kernel_config
 
 
 def _tool(name):
