@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import functools
 import linecache
+import textwrap
 from dataclasses import dataclass
 
 import numba
@@ -358,7 +359,10 @@ class _Writer:
         self.depth = 1
 
     def __call__(self, text=""):
-        self.lines.append(("    " * self.depth + text) if text else "")
+        """Write ``text`` at the current depth: one line, or a block (dedented, so it can be
+        written as an indented triple-quoted string)."""
+        for line in textwrap.dedent(text).strip("\n").split("\n") if "\n" in text else [text]:
+            self.lines.append(("    " * self.depth + line) if line else "")
 
     def indent(self):
         w = self
@@ -424,23 +428,25 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
         w(f"smem = cuda.shared.array({cfg.smem_bytes(arch) // 2}, uint16)")
     else:
         w("smem = cuda.shared.array(0, uint16)")
-    w("# index arithmetic is held in int32/uint32 variables (numba would otherwise use int64)")
-    w("tid = int32(cuda.threadIdx.x)")
-    w("lane = int32(tid % 32)")
-    w("warp = int32(tid // 32)")
-    w(f"wm = int32(warp % {cfg.warps_m})")
-    w(f"wn = int32(warp // {cfg.warps_m})")
-    w("# CTA raster: groups of group_m tile rows, walked column by column")
-    w(f"tiles_m = int32((M + {bm - 1}) // {bm})")
-    w(f"tiles_n = int32((N + {bn - 1}) // {bn})")
-    w("pid = int32(cuda.blockIdx.x)")
-    w(f"per_group = int32({cfg.group_m} * tiles_n)")
-    w(f"first_m = int32((pid // per_group) * {cfg.group_m})")
-    w(f"rows_in_group = int32(min(tiles_m - first_m, {cfg.group_m}))")
-    w(f"m0 = int32((first_m + (pid % per_group) % rows_in_group) * {bm})")
-    w(f"n0 = int32(((pid % per_group) // rows_in_group) * {bn})")
-    w(f"interior = (m0 + {bm} <= M) and (n0 + {bn} <= N)")
-    w(f"ktiles = int32((K + {bk - 1}) // {bk})")
+    w(f"""
+        # index arithmetic is held in int32/uint32 variables (numba would otherwise use int64)
+        tid = int32(cuda.threadIdx.x)
+        lane = int32(tid % 32)
+        warp = int32(tid // 32)
+        wm = int32(warp % {cfg.warps_m})
+        wn = int32(warp // {cfg.warps_m})
+        # CTA raster: groups of group_m tile rows, walked column by column
+        tiles_m = int32((M + {bm - 1}) // {bm})
+        tiles_n = int32((N + {bn - 1}) // {bn})
+        pid = int32(cuda.blockIdx.x)
+        per_group = int32({cfg.group_m} * tiles_n)
+        first_m = int32((pid // per_group) * {cfg.group_m})
+        rows_in_group = int32(min(tiles_m - first_m, {cfg.group_m}))
+        m0 = int32((first_m + (pid % per_group) % rows_in_group) * {bm})
+        n0 = int32(((pid % per_group) // rows_in_group) * {bn})
+        interior = (m0 + {bm} <= M) and (n0 + {bn} <= N)
+        ktiles = int32((K + {bk - 1}) // {bk})
+    """)
     if tma:
         w("# TMA's 128-byte swizzle is a function of address bits 4-9: tiles start 1024-aligned")
         w("sbase = uint32((uint32(smem_addr(smem, 0)) + uint32(1023)) & uint32(0xFFFFFC00))")
@@ -448,28 +454,32 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
     else:
         w("sbase = uint32(smem_addr(smem, 0))")
     if not tma:
-        w(f"# copies: thread tid moves 16-byte chunk tid % {chunks} of rows tid // {chunks} + {rpp}*p")
-        w(f"crow = int32(tid // {chunks})")
-        w(f"cchunk = int32(tid % {chunks})")
-        w(f"st_a = uint32(sbase + 2 * smem_offset(crow, 8 * cchunk))")
-        w(f"st_b = uint32(st_a + {B_OFF})")
-        w("# row p of the copies: clamped to the last row of A (B), whose values then only reach")
-        w("# rows (columns) of C that are never stored")
-        w("a_left = int32(M - m0 - crow)")
-        w("b_left = int32(N - n0 - crow)")
-        w("a_idx = int32((m0 + crow) * K + 8 * cchunk)")
-        w("b_idx = int32((n0 + crow) * K + 8 * cchunk)")
+        w(f"""
+            # copies: thread tid moves 16-byte chunk tid % {chunks} of rows tid // {chunks} + {rpp}*p
+            crow = int32(tid // {chunks})
+            cchunk = int32(tid % {chunks})
+            st_a = uint32(sbase + 2 * smem_offset(crow, 8 * cchunk))
+            st_b = uint32(st_a + {B_OFF})
+            # row p of the copies: clamped to the last row of A (B), whose values then only reach
+            # rows (columns) of C that are never stored
+            a_left = int32(M - m0 - crow)
+            b_left = int32(N - n0 - crow)
+            a_idx = int32((m0 + crow) * K + 8 * cchunk)
+            b_idx = int32((n0 + crow) * K + 8 * cchunk)
+        """)
         for v, P in (("a", PA), ("b", PB)):
             for p in range(P):
                 w(f"{v}_src{p} = int32({v}_idx + min({p * rpp}, {v}_left - 1) * K)")
-    w("# k-tiles: tile t covers columns k_first + t*bk ...; k_first <= 0, so only tile 0 can")
-    w("# be partial (columns < 0 are zero-filled) and every later tile is whole")
-    w(f"k_first = int32(K - ktiles * {bk})")
-    w("# ldmatrix.x4 row addresses (ldmatrix_lanes: the registry's ldmatrix and SM80_16x8x16's TV layouts)")
-    w(f"arow = int32(wm * {wtm} + {_lane_expr(a_lane[0])})")
-    w(f"brow = int32(wn * {wtn} + {_lane_expr(b_lane[0])})")
-    w(f"acol = int32({_lane_expr(a_lane[1])})")
-    w(f"bcol = int32({_lane_expr(b_lane[1])})")
+    w(f"""
+        # k-tiles: tile t covers columns k_first + t*bk ...; k_first <= 0, so only tile 0 can
+        # be partial (columns < 0 are zero-filled) and every later tile is whole
+        k_first = int32(K - ktiles * {bk})
+        # ldmatrix.x4 row addresses (ldmatrix_lanes: the registry's ldmatrix and SM80_16x8x16's TV layouts)
+        arow = int32(wm * {wtm} + {_lane_expr(a_lane[0])})
+        brow = int32(wn * {wtn} + {_lane_expr(b_lane[0])})
+        acol = int32({_lane_expr(a_lane[1])})
+        bcol = int32({_lane_expr(b_lane[1])})
+    """)
     for kk in range(KK):
         w(f"ld_a{kk} = uint32(sbase + 2 * smem_offset(arow, {16 * kk} + acol))")
         w(f"ld_b{kk} = uint32(sbase + {B_OFF} + 2 * smem_offset(brow, {16 * kk} + bcol))")
@@ -548,52 +558,60 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
             for st in range(stages):
                 w(f"mbarrier_init(uint32(bar0 + {8 * st}), uint32(1))")
             w("fence_mbarrier_init()")
-        w("cuda.syncthreads()")
-        w(f"# prologue: thread 0 asks the TMA unit for k-tiles 0..{stages - 2}; columns < 0 and rows")
-        w("# past M (N) are outside the tensor and arrive as zeros")
-        w("if tid == 0:")
+        w(f"""
+            cuda.syncthreads()
+            # prologue: thread 0 asks the TMA unit for k-tiles 0..{stages - 2}; columns < 0 and rows
+            # past M (N) are outside the tensor and arrive as zeros
+            if tid == 0:
+        """)
         with w.indent():
             for st in range(stages - 1):
                 w(f"if {st} < ktiles:")
                 with w.indent():
                     issue(str(st * SB), f"uint32(bar0 + {8 * st})", f"k_first + {st * bk}")
-        w("rd = uint32(0)")
-        w("rbar = uint32(bar0)")
-        w("rphase = uint32(0)")
-        w(f"wr = uint32({last})")
-        w(f"wbar = uint32(bar0 + {8 * (stages - 1)})")
-        w(f"kload = int32(k_first + {(stages - 1) * bk})")
-        w("while mbarrier_try_wait(rbar, rphase) == 0:  # k-tile 0 has landed")
-        w("    pass")
+        w(f"""
+            rd = uint32(0)
+            rbar = uint32(bar0)
+            rphase = uint32(0)
+            wr = uint32({last})
+            wbar = uint32(bar0 + {8 * (stages - 1)})
+            kload = int32(k_first + {(stages - 1) * bk})
+            while mbarrier_try_wait(rbar, rphase) == 0:  # k-tile 0 has landed
+                pass
+        """)
         load_frags(0, 0, "rd")
         w("for kt in range(ktiles):")
         with w.indent():
             for kk in range(KK):
                 w(f"# k-block {kk}")
                 if kk == KK - 1:
-                    w("cuda.syncthreads()  # every warp is done reading k-tile kt-1's stage (refilled below)")
-                    w(f"if rd == {last}:")
-                    w("    rd = uint32(0)")
-                    w("    rbar = uint32(bar0)")
-                    w("    rphase = uint32(rphase ^ 1)")
-                    w("else:")
-                    w(f"    rd = uint32(rd + {SB})")
-                    w("    rbar = uint32(rbar + 8)")
-                    w("if kt + 1 < ktiles:")
-                    w("    while mbarrier_try_wait(rbar, rphase) == 0:  # k-tile kt+1 has landed")
-                    w("        pass")
+                    w(f"""
+                        cuda.syncthreads()  # every warp is done reading k-tile kt-1's stage (refilled below)
+                        if rd == {last}:
+                            rd = uint32(0)
+                            rbar = uint32(bar0)
+                            rphase = uint32(rphase ^ 1)
+                        else:
+                            rd = uint32(rd + {SB})
+                            rbar = uint32(rbar + 8)
+                        if kt + 1 < ktiles:
+                            while mbarrier_try_wait(rbar, rphase) == 0:  # k-tile kt+1 has landed
+                                pass
+                    """)
                 load_frags((kk + 1) % KK, (kk + 1) % 2, "rd")
                 if kk == 0:
                     w("if tid == 0 and kload < K:")
                     with w.indent():
                         issue("wr", "wbar", "kload")
-                    w(f"if wr == {last}:")
-                    w("    wr = uint32(0)")
-                    w("    wbar = uint32(bar0)")
-                    w("else:")
-                    w(f"    wr = uint32(wr + {SB})")
-                    w("    wbar = uint32(wbar + 8)")
-                    w(f"kload = int32(kload + {bk})")
+                    w(f"""
+                        if wr == {last}:
+                            wr = uint32(0)
+                            wbar = uint32(bar0)
+                        else:
+                            wr = uint32(wr + {SB})
+                            wbar = uint32(wbar + 8)
+                        kload = int32(kload + {bk})
+                    """)
                 mmas(kk % 2)
     else:
         last = (stages - 1) * SB
@@ -603,11 +621,13 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
             with w.indent():
                 copy_tile(str(s * SB), f"k_first + {s * bk}", async_=True, guarded=(s == 0))
             w("cp_async_commit_group()")
-        w(f"cp_async_wait_group({stages - 2})")
-        w("cuda.syncthreads()")
-        w("rd = uint32(0)")
-        w(f"wr = uint32({last})")
-        w(f"kload = int32(k_first + {(stages - 1) * bk})")
+        w(f"""
+            cp_async_wait_group({stages - 2})
+            cuda.syncthreads()
+            rd = uint32(0)
+            wr = uint32({last})
+            kload = int32(k_first + {(stages - 1) * bk})
+        """)
         if dbuf:
             load_frags(0, 0, "rd")
         w("for kt in range(ktiles):")
@@ -634,11 +654,13 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
                 w(f"cp_async_wait_group({stages - 2})")
                 w("cuda.syncthreads()")
                 w(f"rd = uint32(0) if rd == {last} else uint32(rd + {SB})")
-    w("# epilogue: atom (mi, ni) holds rows g, g+8 and columns 2q, 2q+1 of its 16x8 block;")
-    w("# C is flat, indexed with unsigned int32 (no negative-index fix-up)")
-    w(f"erow = int32(m0 + wm * {wtm} + lane // 4)")
-    w(f"ecol = int32(n0 + wn * {wtn} + 2 * (lane % 4))")
-    w("ebase = int32(erow * N + ecol)")
+    w(f"""
+        # epilogue: atom (mi, ni) holds rows g, g+8 and columns 2q, 2q+1 of its 16x8 block;
+        # C is flat, indexed with unsigned int32 (no negative-index fix-up)
+        erow = int32(m0 + wm * {wtm} + lane // 4)
+        ecol = int32(n0 + wn * {wtn} + 2 * (lane % 4))
+        ebase = int32(erow * N + ecol)
+    """)
 
     def value(mi, ni, half, j):
         if acc == "f32":
@@ -663,10 +685,12 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
                 with w.indent():
                     for ni in range(NI):
                         at = f"ebase + {mi * 16 + 8 * half} * N + {ni * 8}"
-                        w(f"if ecol + {ni * 8} < N:")
-                        w(f"    C[uint32({at})] = {value(mi, ni, half, 0)}")
-                        w(f"if ecol + {ni * 8 + 1} < N:")
-                        w(f"    C[uint32({at} + 1)] = {value(mi, ni, half, 1)}")
+                        w(f"""
+                            if ecol + {ni * 8} < N:
+                                C[uint32({at})] = {value(mi, ni, half, 0)}
+                            if ecol + {ni * 8 + 1} < N:
+                                C[uint32({at} + 1)] = {value(mi, ni, half, 1)}
+                        """)
     return "\n".join(L) + "\n"
 
 
