@@ -477,12 +477,10 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
         # ldmatrix.x4 row addresses (ldmatrix_lanes: the registry's ldmatrix and SM80_16x8x16's TV layouts)
         arow = int32(wm * {wtm} + {_lane_expr(a_lane[0])})
         brow = int32(wn * {wtn} + {_lane_expr(b_lane[0])})
-        acol = int32({_lane_expr(a_lane[1])})
-        bcol = int32({_lane_expr(b_lane[1])})
     """)
     for kk in range(KK):
-        w(f"ld_a{kk} = uint32(sbase + 2 * smem_offset(arow, {16 * kk} + acol))")
-        w(f"ld_b{kk} = uint32(sbase + {B_OFF} + 2 * smem_offset(brow, {16 * kk} + bcol))")
+        w(f"ld_a{kk} = uint32(sbase + 2 * smem_offset(arow, {16 * kk} + {_lane_expr(a_lane[1])}))")
+        w(f"ld_b{kk} = uint32(sbase + {B_OFF} + 2 * smem_offset(brow, {16 * kk} + {_lane_expr(b_lane[1])}))")
     zero = "float32(0.0)" if acc == "f32" else "uint32(0)"
     nc = 4 if acc == "f32" else 2
     w("# accumulators, one named register each")
