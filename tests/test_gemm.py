@@ -142,6 +142,37 @@ def test_tma_offset_is_cutes_128_byte_swizzle_atom():
     assert _ldmatrix_wavefronts(tc.tma_offset, 64) == 1
 
 
+@pytest.mark.parametrize("bk", [16, 32, 64])
+def test_kernel_offsets_are_pycutes_swizzled_layout(bk):
+    """The closed form the kernels compile (read off labkit's layout) equals pycute's
+    Swizzle<log2(bk/8),3,3> o (8,(8,bk/8)):(8,(1,64)), repeated every 8 rows (8*bk elements)."""
+    from pycute import Layout, Swizzle
+
+    b = (bk // 8).bit_length() - 1
+    atom = Layout((8, (8, bk // 8)), (8, (1, 64)))
+    offset = tc.offset_function("swizzle", bk)
+    for r in range(64):
+        for k in range(bk):
+            assert offset(r, k) == 8 * bk * (r // 8) + Swizzle(b, 3, 3)(atom(r % 8, k))
+    assert "^" not in tc.offset_source(tc.smem_layout("plain", bk))
+
+
+def test_ldmatrix_lanes_follow_the_ptx_isa():
+    """PTX ISA: in ldmatrix.x4 lane t gives row t % 8 of matrix t // 8; mma.m16n8k16's A
+    fragment registers a0..a3 are the 8x8 blocks (rows 0-7, k 0-7), (rows 8-15, k 0-7),
+    (rows 0-7, k 8-15), (rows 8-15, k 8-15); B's b0, b1 are k 0-7 and 8-15 of one n8 atom,
+    and an x4 loads two atoms (n 0-7, then n 8-15)."""
+    a_origin = [(0, 0), (8, 0), (0, 8), (8, 8)]
+    b_origin = [(0, 0), (0, 8), (8, 0), (8, 8)]
+    for operand, origin in (("A", a_origin), ("B", b_origin)):
+        rows, cols = tc.ldmatrix_lanes(operand)
+        for t in range(32):
+            mode = (t % 8, (t // 8) % 2, t // 16)
+            got = (sum(m * d for m, d in zip(mode, rows)), sum(m * d for m, d in zip(mode, cols)))
+            r0, c0 = origin[t // 8]
+            assert got == (r0 + t % 8, c0), (operand, t)
+
+
 def test_swizzled_offsets_are_a_permutation():
     for bk in (32, 64):
         offs = sorted(tc.swizzled_offset(r, k, bk) for r in range(64) for k in range(bk))

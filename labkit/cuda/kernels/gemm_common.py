@@ -31,6 +31,7 @@ __all__ = [
     "random_operands",
     "set_dynamic_shared",
     "ceil_div",
+    "grid_2d",
     "instruction_mix",
 ]
 
@@ -47,6 +48,19 @@ def ceil_div(a, b):
     2
     """
     return -(-a // b)
+
+
+def grid_2d(step, M, N, tile_m, tile_n):
+    """``(blocks over N, blocks over M)`` for ``tile_m x tile_n`` tiles of C; the grid's y
+    extent is at most 65535, so M is limited (:class:`DeviceError` past it).
+
+    >>> grid_2d("naive", 100, 40, 16, 16)
+    (3, 7)
+    """
+    grid = (ceil_div(N, tile_n), ceil_div(M, tile_m))
+    if grid[1] > 65535:
+        raise DeviceError(f"M: step {step!r} supports M <= {65535 * tile_m}, got M={M}")
+    return grid
 
 
 def simulated():

@@ -26,16 +26,4 @@ CONFIG = tc.TileConfig(bm=64, bn=64, bk=64, warps_m=2, warps_n=2, stages=1, swiz
 RULES = tc.RULES
 
 
-def source(acc="f32", arch=(8, 0)):
-    """The generated Python source of this step's kernel."""
-    return tc.kernel_source(CONFIG, acc, arch, "gemm_mma")
-
-
-def launch(A, B, C, acc, arch):
-    """Check the operands and return a no-argument function that launches the kernel once."""
-    return tc.launch(STEP, CONFIG, A, B, C, acc, arch, "gemm_mma")
-
-
-def kernel_config():
-    """(TileConfig, kernel name) of this step."""
-    return CONFIG, "gemm_mma"
+source, launch, kernel_config = tc.step_functions(STEP, "gemm_mma", CONFIG)

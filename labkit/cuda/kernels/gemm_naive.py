@@ -15,7 +15,7 @@ import functools
 import numba
 from numba import cuda
 
-from labkit.cuda.kernels.gemm_common import ceil_div, check_operands
+from labkit.cuda.kernels.gemm_common import check_operands, grid_2d
 
 __all__ = ["STEP", "RULES", "BLOCK", "launch"]
 
@@ -46,10 +46,6 @@ def _kernel(acc):
 def launch(A, B, C, acc, arch):
     """Check the operands and return a no-argument function that launches the kernel once."""
     M, N, K = check_operands(STEP, A, B, C, acc, arch, **RULES)
-    grid = (ceil_div(N, BLOCK[0]), ceil_div(M, BLOCK[1]))
-    if grid[1] > 65535:
-        from labkit.errors import DeviceError
-
-        raise DeviceError(f"M: step 'naive' supports M <= {65535 * BLOCK[1]}, got M={M}")
+    grid = grid_2d(STEP, M, N, BLOCK[1], BLOCK[0])
     kernel = _kernel(acc)[grid, BLOCK]
     return lambda: kernel(A, B, C)

@@ -23,7 +23,6 @@ On sm_75 (no cp.async) the same tiles run with plain 16-byte loads and one stage
 """
 
 from labkit.cuda.kernels import gemm_tensorcore as tc
-from labkit.errors import DeviceError
 
 __all__ = ["STEP", "CONFIGS", "DEFAULT", "RULES", "launch", "source", "kernel_config"]
 
@@ -52,24 +51,4 @@ DEFAULT = "128x128x64s3ca"
 RULES = tc.RULES
 
 
-def _config(config):
-    if isinstance(config, tc.TileConfig):
-        return config
-    if config not in CONFIGS:
-        raise DeviceError(f"config: must be a TileConfig or one of {sorted(CONFIGS)}, got {config!r}")
-    return CONFIGS[config]
-
-
-def source(acc="f32", arch=(8, 0), config=DEFAULT):
-    """The generated Python source of this step's kernel."""
-    return tc.kernel_source(_config(config), acc, arch, "gemm_pipeline")
-
-
-def launch(A, B, C, acc, arch, config=DEFAULT):
-    """Check the operands and return a no-argument function that launches the kernel once."""
-    return tc.launch(STEP, _config(config), A, B, C, acc, arch, "gemm_pipeline")
-
-
-def kernel_config(config=DEFAULT):
-    """(TileConfig, kernel name) of this step with ``config``."""
-    return _config(config), "gemm_pipeline"
+source, launch, kernel_config = tc.step_functions(STEP, "gemm_pipeline", CONFIGS, DEFAULT)

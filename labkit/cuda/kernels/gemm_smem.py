@@ -17,7 +17,7 @@ import functools
 import numba
 from numba import cuda
 
-from labkit.cuda.kernels.gemm_common import ceil_div, check_operands
+from labkit.cuda.kernels.gemm_common import check_operands, grid_2d
 
 __all__ = ["STEP", "RULES", "TILE", "launch"]
 
@@ -98,10 +98,6 @@ def _kernel(acc):
 def launch(A, B, C, acc, arch):
     """Check the operands and return a no-argument function that launches the kernel once."""
     M, N, K = check_operands(STEP, A, B, C, acc, arch, **RULES)
-    grid = (ceil_div(N, TILE[1]), ceil_div(M, TILE[0]))
-    if grid[1] > 65535:
-        from labkit.errors import DeviceError
-
-        raise DeviceError(f"M: step 'smem' supports M <= {65535 * TILE[0]}, got M={M}")
+    grid = grid_2d(STEP, M, N, TILE[0], TILE[1])
     kernel = _kernel(acc)[grid, (16, 16)]
     return lambda: kernel(A, B, C)

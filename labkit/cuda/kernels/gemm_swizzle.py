@@ -23,16 +23,4 @@ CONFIG = dataclasses.replace(gemm_mma.CONFIG, swizzle=True)
 RULES = tc.RULES
 
 
-def source(acc="f32", arch=(8, 0)):
-    """The generated Python source of this step's kernel."""
-    return tc.kernel_source(CONFIG, acc, arch, "gemm_swizzle")
-
-
-def launch(A, B, C, acc, arch):
-    """Check the operands and return a no-argument function that launches the kernel once."""
-    return tc.launch(STEP, CONFIG, A, B, C, acc, arch, "gemm_swizzle")
-
-
-def kernel_config():
-    """(TileConfig, kernel name) of this step."""
-    return CONFIG, "gemm_swizzle"
+source, launch, kernel_config = tc.step_functions(STEP, "gemm_swizzle", CONFIG)

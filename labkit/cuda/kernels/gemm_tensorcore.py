@@ -18,6 +18,11 @@ K-major. Unswizzled, element (r, k) sits at ``r*bk + k``; swizzled, at CuTe's
     offset(r, k) = (r // 8) * 8*bk + 64*(k // 8) + 8*((r % 8) ^ (k // 8)) + k % 8
 
 so the eight 16-byte rows one ldmatrix phase reads fall in eight different bank groups.
+The kernels do not hand-copy that formula: :func:`smem_layout` builds the CuTe layout and
+:func:`offset_source` reads its strides and the swizzle's bits, base and shift into the closed
+form the kernel calls (``smem_offset``); the lanes' ldmatrix addresses come from the
+registry's ldmatrix and the MMA atom's TV layouts (:func:`ldmatrix_lanes`), and every constant
+row step in the unrolled loops is the layout's offset, checked to be a translation.
 
 With ``loader="tma"`` (step 6, sm_90) one thread fills each stage with two Tensor Memory
 Accelerator boxes described by tensor maps (:func:`tensor_maps`), an mbarrier per stage counts
@@ -44,11 +49,14 @@ from __future__ import annotations
 
 import functools
 import linecache
+import textwrap
 from dataclasses import dataclass
 
 import numba
 from numba import cuda
 
+import labkit as lk
+from labkit.atoms.instructions import instruction
 from labkit.cuda import ptx
 from labkit.cuda.kernels import gemm_ptx
 from labkit.cuda.kernels.gemm_common import ceil_div, check_operands, set_dynamic_shared
@@ -56,6 +64,10 @@ from labkit.errors import DeviceError
 
 __all__ = [
     "TileConfig",
+    "smem_layout",
+    "offset_source",
+    "offset_function",
+    "ldmatrix_lanes",
     "plain_offset",
     "swizzled_offset",
     "tma_offset",
@@ -65,6 +77,7 @@ __all__ = [
     "launch_config",
     "RULES",
     "launch",
+    "step_functions",
     "kernel_report",
     "offline_report",
     "ktile_mix",
@@ -73,9 +86,104 @@ __all__ = [
 ]
 
 
+def smem_layout(kind, bk, rows=256):
+    """CuTe layout of a ``rows x bk`` fp16 tile in shared memory, (row, column) -> element.
+
+    ``"plain"``: row-major ``(rows,bk):(bk,1)``. ``"swizzle"``: ``Swizzle<b,3,3> o
+    (8,(8,2^b)):(8,(1,64))`` tiled down the rows, ``b = log2(bk/8)`` (CUTLASS ``sgemm_sm80``'s
+    for bk = 64). ``"tma"``: ``Swizzle<3,3,3> o (8,64):(64,1)`` tiled down the rows, the K-major
+    128-byte TMA swizzle atom (bk = 64).
+
+    >>> print(smem_layout("swizzle", 64, rows=128))
+    Sw<3,3,3> o _0 o ((_8,_16),((_8,_8),_1)):((_8,_512),((_1,_64),_0))
+    """
+    S = lk.S
+    if kind == "plain":
+        return lk.make_layout((S(rows), S(bk)), (S(bk), S(1)))
+    if kind == "swizzle":
+        atom = lk.make_layout((S(8), (S(8), S(bk // 8))), (S(8), (S(1), S(64))))
+        return lk.composition(lk.Swizzle((bk // 8).bit_length() - 1, 3, 3),
+                              lk.tile_to_shape(atom, (S(rows), S(bk))))
+    if kind == "tma":
+        if bk != 64:
+            raise DeviceError(f"bk: the 128-byte TMA swizzle atom holds 64 fp16 columns, got bk={bk}")
+        atom = lk.make_layout((S(8), S(64)), (S(64), S(1)))
+        return lk.composition(lk.Swizzle(3, 3, 3), lk.tile_to_shape(atom, (S(rows), S(64))))
+    raise DeviceError(f"kind: must be 'plain', 'swizzle' or 'tma', got {kind!r}")
+
+
+def _terms(x, modes):
+    """Terms of ``sum_i ((x // prefix_i) % n_i) * d_i`` over ``modes`` [(n_i, d_i)], coalesced
+    as CuTe's ``coalesce`` does (``n_i*d_i == d_{i+1}`` merges two modes); the last mode is
+    unbounded, so the form continues past the layout's extent."""
+    merged = []
+    for n, d in modes:
+        if n == 1:
+            continue
+        if merged and merged[-1][1] * merged[-1][0] == d:
+            merged[-1] = (merged[-1][0] * n, merged[-1][1])
+        else:
+            merged.append((n, d))
+    terms, prefix = [], 1
+    for i, (n, d) in enumerate(merged):
+        if d:
+            t = x if prefix == 1 else f"({x} // {prefix})"
+            if i < len(merged) - 1:
+                t = f"({t} % {n})"
+            terms.append(t if d == 1 else f"{d} * {t}")
+        prefix *= n
+    return terms
+
+
+def _mode_expr(x, shape, stride):
+    def flat(t):
+        f = lk.flatten(t)
+        return [int(v) for v in (f if isinstance(f, tuple) else (f,))]
+
+    return _terms(x, list(zip(flat(shape), flat(stride))))
+
+
+def offset_source(layout, name="offset"):
+    """Python source of ``name(r, k)``: ``layout``'s offset of (row r, column k) in closed form.
+
+    The strides come from the layout's row and column modes; a swizzle ``Sw<B,M,S>`` adds
+    ``y ^ ((y >> S) & mask)`` with its bits, base and shift.
+
+    >>> print(offset_source(smem_layout("tma", 64)))
+    def offset(r, k):
+        y = 64 * r + k
+        return y ^ ((y >> 3) & 56)
+    """
+    swz, inner = (layout.layout_a, layout.layout_b) if hasattr(layout, "layout_b") else (None, layout)
+    if swz is not None and int(layout.offset):
+        raise DeviceError(f"layout: offset_source needs a swizzle composed at offset 0, got {layout}")
+    terms = _mode_expr("r", inner.shape[0], inner.stride[0]) + _mode_expr("k", inner.shape[1], inner.stride[1])
+    lines = [f"def {name}(r, k):", f"    y = {' + '.join(terms) or '0'}"]
+    if swz is None or swz.bits == 0:
+        lines.append("    return y")
+    elif swz.shift > 0:
+        lines.append(f"    return y ^ ((y >> {swz.shift}) & {swz.zzz_mask})")
+    else:
+        lines.append(f"    return y ^ ((y << {-swz.shift}) & {swz.zzz_mask})")
+    return "\n".join(lines) + "\n"
+
+
+@functools.lru_cache(maxsize=None)
+def offset_function(kind, bk):
+    """``offset(r, k)`` of :func:`smem_layout` ``(kind, bk)`` as a Python function (the kernels
+    call the same function compiled as a numba device function).
+
+    >>> offset_function("swizzle", 64)(9, 16), offset_function("plain", 64)(9, 16)
+    (664, 592)
+    """
+    scope = {}
+    exec(compile(offset_source(smem_layout(kind, bk)), f"<labkit smem offset {kind} {bk}>", "exec"), scope)
+    return scope["offset"]
+
+
 def plain_offset(r, k, bk):
     """Element offset of (row r, column k) in a row-major ``rows x bk`` tile."""
-    return r * bk + k
+    return offset_function("plain", bk)(r, k)
 
 
 def tma_offset(r, k, bk):
@@ -88,8 +196,7 @@ def tma_offset(r, k, bk):
     >>> tma_offset(1, 8, 64), tma_offset(9, 0, 64)
     (64, 584)
     """
-    c = k // 8
-    return r * bk + 8 * (c ^ (r % 8)) + k % 8
+    return offset_function("tma", bk)(r, k)
 
 
 def swizzled_offset(r, k, bk):
@@ -101,8 +208,48 @@ def swizzled_offset(r, k, bk):
     >>> swizzled_offset(1, 8, 64)
     64
     """
-    c = k // 8
-    return (r // 8) * 8 * bk + 64 * c + 8 * ((r % 8) ^ c) + k % 8
+    return offset_function("swizzle", bk)(r, k)
+
+
+def ldmatrix_lanes(operand):
+    """``(row, column)`` strides of the address each lane gives one ``ldmatrix.x4`` of an operand.
+
+    From the registry and CuTe's atoms: in ``ldmatrix.x4`` (its source TV layout
+    ``(32,128):(128,1)``) lane t gives row ``t % 8`` of matrix ``t // 8``; the matrix is the
+    fragment register ``j`` of ``SM80_16x8x16``'s A (B: of two neighbouring n8 atoms, registers
+    0-1 then 2-3), whose origin is the atom's TV coordinate of (thread 0, value 2j). Returned as
+    the strides of lane ``(8,2,2)`` for the row and the column, checked on all 32 lanes.
+
+    >>> ldmatrix_lanes("A"), ldmatrix_lanes("B")
+    (((1, 8, 0), (0, 0, 8)), ((1, 0, 8), (0, 8, 0)))
+    """
+    ld = instruction("ldmatrix_x4", "ldmatrix")
+    src = lk.parse_layout(ld.src_bits)
+    atom = lk.mma_atom("SM80_16x8x16_F32F16F16F32_TN")
+
+    def origin(j):
+        if operand == "A":
+            return atom.coord_A(0, 2 * j)
+        n, k = atom.coord_B(0, 2 * (j % 2))
+        return 8 * (j // 2) + n, k
+
+    def lane_rc(t):
+        row = int(src(t, 0)) // 128  # the 128-bit row lane t addresses
+        r0, c0 = origin(row // 8)
+        return r0 + row % 8, c0
+
+    base = [lane_rc(t) for t in (1, 8, 16)]
+    rows, cols = tuple(b[0] for b in base), tuple(b[1] for b in base)
+    for t in range(32):
+        want = (t % 8 * rows[0] + (t // 8) % 2 * rows[1] + t // 16 * rows[2],
+                t % 8 * cols[0] + (t // 8) % 2 * cols[1] + t // 16 * cols[2])
+        if lane_rc(t) != want:
+            raise DeviceError(f"ldmatrix_lanes: lane {t} of {operand} is not linear in (8,2,2)")
+    return rows, cols
+
+
+def _lane_expr(strides):
+    return " + ".join(_terms("lane", list(zip((8, 2, 2), strides)))) or "0"
 
 
 @dataclass(frozen=True)
@@ -182,6 +329,11 @@ class TileConfig:
         wm, wn = self.warp_tile
         return wm // 16, wn // 8
 
+    @property
+    def smem_kind(self):
+        """Layout of the tiles in shared memory (:func:`smem_layout`): plain, swizzle or tma."""
+        return "tma" if self.loader == "tma" else ("swizzle" if self.swizzle else "plain")
+
     def stages_for(self, arch):
         """Stages the kernel really uses on ``arch`` (cp.async needs sm_80)."""
         return self.stages if tuple(arch) >= (8, 0) else 1
@@ -207,7 +359,10 @@ class _Writer:
         self.depth = 1
 
     def __call__(self, text=""):
-        self.lines.append(("    " * self.depth + text) if text else "")
+        """Write ``text`` at the current depth: one line, or a block (dedented, so it can be
+        written as an indented triple-quoted string)."""
+        for line in textwrap.dedent(text).strip("\n").split("\n") if "\n" in text else [text]:
+            self.lines.append(("    " * self.depth + line) if line else "")
 
     def indent(self):
         w = self
@@ -253,7 +408,16 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
     tma = cfg.loader == "tma"
     if tma and tuple(arch) < (9, 0):
         raise DeviceError(f"arch: loader='tma' needs sm_90 (TMA, mbarrier transactions), got sm_{arch[0]}{arch[1]}")
-    offset = "tma_offset" if tma else ("swizzled_offset" if cfg.swizzle else "plain_offset")
+    kind = cfg.smem_kind
+    offset = offset_function(kind, bk)
+    a_lane, b_lane = ldmatrix_lanes("A"), ldmatrix_lanes("B")
+
+    def row_shift(rows, span):
+        """Elements from row r to row r + rows, the same for every r < span and column."""
+        d = offset(rows, 0) - offset(0, 0)
+        if any(offset(r + rows, k) - offset(r, k) != d for r in range(span) for k in range(bk)):
+            raise DeviceError(f"config: the {kind} layout is not a translation by {rows} rows ({cfg})")
+        return d
     w = _Writer()
     L = w.lines
     L.append(f"def {name}(A, B, C, M, N, K{', maps' if tma else ''}):")
@@ -264,23 +428,25 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
         w(f"smem = cuda.shared.array({cfg.smem_bytes(arch) // 2}, uint16)")
     else:
         w("smem = cuda.shared.array(0, uint16)")
-    w("# index arithmetic is held in int32/uint32 variables (numba would otherwise use int64)")
-    w("tid = int32(cuda.threadIdx.x)")
-    w("lane = int32(tid % 32)")
-    w("warp = int32(tid // 32)")
-    w(f"wm = int32(warp % {cfg.warps_m})")
-    w(f"wn = int32(warp // {cfg.warps_m})")
-    w("# CTA raster: groups of group_m tile rows, walked column by column")
-    w(f"tiles_m = int32((M + {bm - 1}) // {bm})")
-    w(f"tiles_n = int32((N + {bn - 1}) // {bn})")
-    w("pid = int32(cuda.blockIdx.x)")
-    w(f"per_group = int32({cfg.group_m} * tiles_n)")
-    w(f"first_m = int32((pid // per_group) * {cfg.group_m})")
-    w(f"rows_in_group = int32(min(tiles_m - first_m, {cfg.group_m}))")
-    w(f"m0 = int32((first_m + (pid % per_group) % rows_in_group) * {bm})")
-    w(f"n0 = int32(((pid % per_group) // rows_in_group) * {bn})")
-    w(f"interior = (m0 + {bm} <= M) and (n0 + {bn} <= N)")
-    w(f"ktiles = int32((K + {bk - 1}) // {bk})")
+    w(f"""
+        # index arithmetic is held in int32/uint32 variables (numba would otherwise use int64)
+        tid = int32(cuda.threadIdx.x)
+        lane = int32(tid % 32)
+        warp = int32(tid // 32)
+        wm = int32(warp % {cfg.warps_m})
+        wn = int32(warp // {cfg.warps_m})
+        # CTA raster: groups of group_m tile rows, walked column by column
+        tiles_m = int32((M + {bm - 1}) // {bm})
+        tiles_n = int32((N + {bn - 1}) // {bn})
+        pid = int32(cuda.blockIdx.x)
+        per_group = int32({cfg.group_m} * tiles_n)
+        first_m = int32((pid // per_group) * {cfg.group_m})
+        rows_in_group = int32(min(tiles_m - first_m, {cfg.group_m}))
+        m0 = int32((first_m + (pid % per_group) % rows_in_group) * {bm})
+        n0 = int32(((pid % per_group) // rows_in_group) * {bn})
+        interior = (m0 + {bm} <= M) and (n0 + {bn} <= N)
+        ktiles = int32((K + {bk - 1}) // {bk})
+    """)
     if tma:
         w("# TMA's 128-byte swizzle is a function of address bits 4-9: tiles start 1024-aligned")
         w("sbase = uint32((uint32(smem_addr(smem, 0)) + uint32(1023)) & uint32(0xFFFFFC00))")
@@ -288,30 +454,33 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
     else:
         w("sbase = uint32(smem_addr(smem, 0))")
     if not tma:
-        w(f"# copies: thread tid moves 16-byte chunk tid % {chunks} of rows tid // {chunks} + {rpp}*p")
-        w(f"crow = int32(tid // {chunks})")
-        w(f"cchunk = int32(tid % {chunks})")
-        w(f"st_a = uint32(sbase + 2 * {offset}(crow, 8 * cchunk, {bk}))")
-        w(f"st_b = uint32(st_a + {B_OFF})")
-        w("# row p of the copies: clamped to the last row of A (B), whose values then only reach")
-        w("# rows (columns) of C that are never stored")
-        w("a_left = int32(M - m0 - crow)")
-        w("b_left = int32(N - n0 - crow)")
-        w("a_idx = int32((m0 + crow) * K + 8 * cchunk)")
-        w("b_idx = int32((n0 + crow) * K + 8 * cchunk)")
+        w(f"""
+            # copies: thread tid moves 16-byte chunk tid % {chunks} of rows tid // {chunks} + {rpp}*p
+            crow = int32(tid // {chunks})
+            cchunk = int32(tid % {chunks})
+            st_a = uint32(sbase + 2 * smem_offset(crow, 8 * cchunk))
+            st_b = uint32(st_a + {B_OFF})
+            # row p of the copies: clamped to the last row of A (B), whose values then only reach
+            # rows (columns) of C that are never stored
+            a_left = int32(M - m0 - crow)
+            b_left = int32(N - n0 - crow)
+            a_idx = int32((m0 + crow) * K + 8 * cchunk)
+            b_idx = int32((n0 + crow) * K + 8 * cchunk)
+        """)
         for v, P in (("a", PA), ("b", PB)):
             for p in range(P):
                 w(f"{v}_src{p} = int32({v}_idx + min({p * rpp}, {v}_left - 1) * K)")
-    w("# k-tiles: tile t covers columns k_first + t*bk ...; k_first <= 0, so only tile 0 can")
-    w("# be partial (columns < 0 are zero-filled) and every later tile is whole")
-    w(f"k_first = int32(K - ktiles * {bk})")
-    w("# ldmatrix row addresses: A rows wm*wtm + lane%16, chunk 2kk + lane//16;")
-    w("# B rows wn*wtn + lane%8 + 8*(lane//16), chunk 2kk + (lane//8)%2")
-    w(f"arow = int32(wm * {wtm} + lane % 16)")
-    w(f"brow = int32(wn * {wtn} + lane % 8 + 8 * (lane // 16))")
+    w(f"""
+        # k-tiles: tile t covers columns k_first + t*bk ...; k_first <= 0, so only tile 0 can
+        # be partial (columns < 0 are zero-filled) and every later tile is whole
+        k_first = int32(K - ktiles * {bk})
+        # ldmatrix.x4 row addresses (ldmatrix_lanes: the registry's ldmatrix and SM80_16x8x16's TV layouts)
+        arow = int32(wm * {wtm} + {_lane_expr(a_lane[0])})
+        brow = int32(wn * {wtn} + {_lane_expr(b_lane[0])})
+    """)
     for kk in range(KK):
-        w(f"ld_a{kk} = uint32(sbase + 2 * {offset}(arow, {16 * kk} + 8 * (lane // 16), {bk}))")
-        w(f"ld_b{kk} = uint32(sbase + {B_OFF} + 2 * {offset}(brow, {16 * kk} + 8 * ((lane // 8) % 2), {bk}))")
+        w(f"ld_a{kk} = uint32(sbase + 2 * smem_offset(arow, {16 * kk} + {_lane_expr(a_lane[1])}))")
+        w(f"ld_b{kk} = uint32(sbase + {B_OFF} + 2 * smem_offset(brow, {16 * kk} + {_lane_expr(b_lane[1])}))")
     zero = "float32(0.0)" if acc == "f32" else "uint32(0)"
     nc = 4 if acc == "f32" else 2
     w("# accumulators, one named register each")
@@ -327,7 +496,7 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
             w(f"kcl = max({k_expr}, -8 * cchunk)")
         for v, src, P, st in operands:
             for p in range(P):
-                dst = f"uint32({st} + {stage_expr} + {2 * p * rpp * bk})"
+                dst = f"uint32({st} + {stage_expr} + {2 * row_shift(p * rpp, rpp)})"
                 at = f"int32({v}_src{p} + {'kcl' if guarded else k_expr})"
                 if async_ and guarded:
                     w(f"cp_async_cg_16_zfill({dst}, {src}, {at}, uint32(16) if kok else uint32(0))")
@@ -339,16 +508,16 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
         if not async_:
             for v, src, P, st in operands:
                 for p in range(P):
-                    w(f"st_shared_v4(uint32({st} + {2 * p * rpp * bk}), v{v}{p}[0], v{v}{p}[1], "
+                    w(f"st_shared_v4(uint32({st} + {2 * row_shift(p * rpp, rpp)}), v{v}{p}[0], v{v}{p}[1], "
                       f"v{v}{p}[2], v{v}{p}[3])")
 
     def load_frags(kk, buf, stage_expr):
         for mi in range(MI):
             regs = ", ".join(f"a{buf}_{mi}_{r}" for r in range(4))
-            w(f"{regs} = ldmatrix_x4(uint32(ld_a{kk} + {stage_expr} + {2 * mi * 16 * bk}))")
+            w(f"{regs} = ldmatrix_x4(uint32(ld_a{kk} + {stage_expr} + {2 * row_shift(16 * mi, 16)}))")
         for nj in range(NI // 2):
             regs = f"b{buf}_{2 * nj}_0, b{buf}_{2 * nj}_1, b{buf}_{2 * nj + 1}_0, b{buf}_{2 * nj + 1}_1"
-            w(f"{regs} = ldmatrix_x4(uint32(ld_b{kk} + {stage_expr} + {2 * nj * 16 * bk}))")
+            w(f"{regs} = ldmatrix_x4(uint32(ld_b{kk} + {stage_expr} + {2 * row_shift(16 * nj, 16)}))")
 
     def mmas(buf):
         for mi in range(MI):
@@ -387,52 +556,60 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
             for st in range(stages):
                 w(f"mbarrier_init(uint32(bar0 + {8 * st}), uint32(1))")
             w("fence_mbarrier_init()")
-        w("cuda.syncthreads()")
-        w(f"# prologue: thread 0 asks the TMA unit for k-tiles 0..{stages - 2}; columns < 0 and rows")
-        w("# past M (N) are outside the tensor and arrive as zeros")
-        w("if tid == 0:")
+        w(f"""
+            cuda.syncthreads()
+            # prologue: thread 0 asks the TMA unit for k-tiles 0..{stages - 2}; columns < 0 and rows
+            # past M (N) are outside the tensor and arrive as zeros
+            if tid == 0:
+        """)
         with w.indent():
             for st in range(stages - 1):
                 w(f"if {st} < ktiles:")
                 with w.indent():
                     issue(str(st * SB), f"uint32(bar0 + {8 * st})", f"k_first + {st * bk}")
-        w("rd = uint32(0)")
-        w("rbar = uint32(bar0)")
-        w("rphase = uint32(0)")
-        w(f"wr = uint32({last})")
-        w(f"wbar = uint32(bar0 + {8 * (stages - 1)})")
-        w(f"kload = int32(k_first + {(stages - 1) * bk})")
-        w("while mbarrier_try_wait(rbar, rphase) == 0:  # k-tile 0 has landed")
-        w("    pass")
+        w(f"""
+            rd = uint32(0)
+            rbar = uint32(bar0)
+            rphase = uint32(0)
+            wr = uint32({last})
+            wbar = uint32(bar0 + {8 * (stages - 1)})
+            kload = int32(k_first + {(stages - 1) * bk})
+            while mbarrier_try_wait(rbar, rphase) == 0:  # k-tile 0 has landed
+                pass
+        """)
         load_frags(0, 0, "rd")
         w("for kt in range(ktiles):")
         with w.indent():
             for kk in range(KK):
                 w(f"# k-block {kk}")
                 if kk == KK - 1:
-                    w("cuda.syncthreads()  # every warp is done reading k-tile kt-1's stage (refilled below)")
-                    w(f"if rd == {last}:")
-                    w("    rd = uint32(0)")
-                    w("    rbar = uint32(bar0)")
-                    w("    rphase = uint32(rphase ^ 1)")
-                    w("else:")
-                    w(f"    rd = uint32(rd + {SB})")
-                    w("    rbar = uint32(rbar + 8)")
-                    w("if kt + 1 < ktiles:")
-                    w("    while mbarrier_try_wait(rbar, rphase) == 0:  # k-tile kt+1 has landed")
-                    w("        pass")
+                    w(f"""
+                        cuda.syncthreads()  # every warp is done reading k-tile kt-1's stage (refilled below)
+                        if rd == {last}:
+                            rd = uint32(0)
+                            rbar = uint32(bar0)
+                            rphase = uint32(rphase ^ 1)
+                        else:
+                            rd = uint32(rd + {SB})
+                            rbar = uint32(rbar + 8)
+                        if kt + 1 < ktiles:
+                            while mbarrier_try_wait(rbar, rphase) == 0:  # k-tile kt+1 has landed
+                                pass
+                    """)
                 load_frags((kk + 1) % KK, (kk + 1) % 2, "rd")
                 if kk == 0:
                     w("if tid == 0 and kload < K:")
                     with w.indent():
                         issue("wr", "wbar", "kload")
-                    w(f"if wr == {last}:")
-                    w("    wr = uint32(0)")
-                    w("    wbar = uint32(bar0)")
-                    w("else:")
-                    w(f"    wr = uint32(wr + {SB})")
-                    w("    wbar = uint32(wbar + 8)")
-                    w(f"kload = int32(kload + {bk})")
+                    w(f"""
+                        if wr == {last}:
+                            wr = uint32(0)
+                            wbar = uint32(bar0)
+                        else:
+                            wr = uint32(wr + {SB})
+                            wbar = uint32(wbar + 8)
+                        kload = int32(kload + {bk})
+                    """)
                 mmas(kk % 2)
     else:
         last = (stages - 1) * SB
@@ -442,11 +619,13 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
             with w.indent():
                 copy_tile(str(s * SB), f"k_first + {s * bk}", async_=True, guarded=(s == 0))
             w("cp_async_commit_group()")
-        w(f"cp_async_wait_group({stages - 2})")
-        w("cuda.syncthreads()")
-        w("rd = uint32(0)")
-        w(f"wr = uint32({last})")
-        w(f"kload = int32(k_first + {(stages - 1) * bk})")
+        w(f"""
+            cp_async_wait_group({stages - 2})
+            cuda.syncthreads()
+            rd = uint32(0)
+            wr = uint32({last})
+            kload = int32(k_first + {(stages - 1) * bk})
+        """)
         if dbuf:
             load_frags(0, 0, "rd")
         w("for kt in range(ktiles):")
@@ -473,11 +652,13 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
                 w(f"cp_async_wait_group({stages - 2})")
                 w("cuda.syncthreads()")
                 w(f"rd = uint32(0) if rd == {last} else uint32(rd + {SB})")
-    w("# epilogue: atom (mi, ni) holds rows g, g+8 and columns 2q, 2q+1 of its 16x8 block;")
-    w("# C is flat, indexed with unsigned int32 (no negative-index fix-up)")
-    w(f"erow = int32(m0 + wm * {wtm} + lane // 4)")
-    w(f"ecol = int32(n0 + wn * {wtn} + 2 * (lane % 4))")
-    w("ebase = int32(erow * N + ecol)")
+    w(f"""
+        # epilogue: atom (mi, ni) holds rows g, g+8 and columns 2q, 2q+1 of its 16x8 block;
+        # C is flat, indexed with unsigned int32 (no negative-index fix-up)
+        erow = int32(m0 + wm * {wtm} + lane // 4)
+        ecol = int32(n0 + wn * {wtn} + 2 * (lane % 4))
+        ebase = int32(erow * N + ecol)
+    """)
 
     def value(mi, ni, half, j):
         if acc == "f32":
@@ -502,15 +683,18 @@ def kernel_source(cfg, acc, arch, name="gemm_tc", static_smem=False):
                 with w.indent():
                     for ni in range(NI):
                         at = f"ebase + {mi * 16 + 8 * half} * N + {ni * 8}"
-                        w(f"if ecol + {ni * 8} < N:")
-                        w(f"    C[uint32({at})] = {value(mi, ni, half, 0)}")
-                        w(f"if ecol + {ni * 8 + 1} < N:")
-                        w(f"    C[uint32({at} + 1)] = {value(mi, ni, half, 1)}")
+                        w(f"""
+                            if ecol + {ni * 8} < N:
+                                C[uint32({at})] = {value(mi, ni, half, 0)}
+                            if ecol + {ni * 8 + 1} < N:
+                                C[uint32({at} + 1)] = {value(mi, ni, half, 1)}
+                        """)
     return "\n".join(L) + "\n"
 
 
-def _namespace():
+def _namespace(cfg):
     return {
+        "smem_offset": _jit_offset(offset_function(cfg.smem_kind, cfg.bk)),
         "cuda": cuda,
         "uint16": numba.uint16,
         "uint32": numba.uint32,
@@ -518,9 +702,6 @@ def _namespace():
         "float32": numba.float32,
         "min": min,
         "max": max,
-        "plain_offset": _jit_offset(plain_offset),
-        "swizzled_offset": _jit_offset(swizzled_offset),
-        "tma_offset": _jit_offset(tma_offset),
         "mbarrier_init": gemm_ptx.mbarrier_init,
         "fence_mbarrier_init": gemm_ptx.fence_mbarrier_init,
         "mbarrier_arrive_expect_tx": gemm_ptx.mbarrier_arrive_expect_tx,
@@ -557,7 +738,7 @@ def build_kernel(cfg, acc, arch, name="gemm_tc"):
     src = kernel_source(cfg, acc, tuple(arch), name, static_smem=ptx.SIMULATED)
     filename = f"<labkit gemm {name} {cfg.bm}x{cfg.bn}x{cfg.bk} {acc} sm_{arch[0]}{arch[1]}>"
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    scope = _namespace()
+    scope = _namespace(cfg)
     exec(compile(src, filename, "exec"), scope)
     options = dict(fastmath=True, lineinfo=False)
     if cfg.max_registers:
@@ -631,6 +812,54 @@ def launch(step, cfg, A, B, C, acc, arch, name="gemm_tc"):
         set_dynamic_shared(kernel, smem)
     configured = kernel[grid, block, 0, 0 if ptx.SIMULATED else smem]
     return lambda: configured(*args)
+
+
+def step_functions(step, name, configs, default=None, default_arch=(8, 0), loader=None):
+    """``(source, launch, kernel_config)`` of a ladder step built on :func:`kernel_source`.
+
+    ``configs`` is one :class:`TileConfig` (the functions then take no ``config``) or a dict of
+    named ones with ``default`` the step's own; ``loader`` (if given) is the only loader a
+    caller's own TileConfig may use.
+
+    >>> source, launch, kernel_config = step_functions("mma", "gemm_mma", TileConfig(stages=1,
+    ...     double_buffer=False))
+    >>> kernel_config()[1], "def gemm_mma(" in source()
+    ('gemm_mma', True)
+    """
+    if isinstance(configs, TileConfig):
+        one = configs
+
+        def source(acc="f32", arch=default_arch):
+            return kernel_source(one, acc, arch, name)
+
+        def launch(A, B, C, acc, arch):
+            return globals()["launch"](step, one, A, B, C, acc, arch, name)
+
+        def kernel_config():
+            return one, name
+    else:
+        def pick(config):
+            if isinstance(config, TileConfig):
+                if loader is not None and config.loader != loader:
+                    raise DeviceError(f"config: step {step!r} needs loader={loader!r}, got {config.loader!r}")
+                return config
+            if config not in configs:
+                raise DeviceError(f"config: must be a TileConfig or one of {sorted(configs)}, got {config!r}")
+            return configs[config]
+
+        def source(acc="f32", arch=default_arch, config=default):
+            return kernel_source(pick(config), acc, arch, name)
+
+        def launch(A, B, C, acc, arch, config=default):
+            return globals()["launch"](step, pick(config), A, B, C, acc, arch, name)
+
+        def kernel_config(config=default):
+            return pick(config), name
+
+    source.__doc__ = f"The generated Python source of step {step!r}'s kernel."
+    launch.__doc__ = "Check the operands and return a no-argument function that launches the kernel once."
+    kernel_config.__doc__ = f"(TileConfig, kernel name) of step {step!r}."
+    return source, launch, kernel_config
 
 
 def _tool(name):
@@ -714,7 +943,7 @@ def offline_report(cfg, acc, arch, name="gemm_tc", sass_path=None):
     if ptxas is None:
         raise DeviceError("ptxas: not found (PATH, $CUDA_HOME/bin); offline_report needs the CUDA toolkit")
     src = kernel_source(cfg, acc, tuple(arch), name)
-    scope = _namespace()
+    scope = _namespace(cfg)
     exec(compile(src, f"<labkit gemm {name}>", "exec"), scope)
     ptx_text, _ = cuda.compile_ptx(scope[name], _signature(acc, cfg), cc=tuple(arch), fastmath=True)
     with tempfile.TemporaryDirectory() as tmp:

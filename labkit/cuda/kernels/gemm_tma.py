@@ -24,7 +24,6 @@ Needs sm_90 (TMA and mbarrier transaction counts); older GPUs are refused before
 """
 
 from labkit.cuda.kernels import gemm_tensorcore as tc
-from labkit.errors import DeviceError
 
 __all__ = ["STEP", "CONFIGS", "DEFAULT", "RULES", "launch", "source", "kernel_config"]
 
@@ -42,26 +41,5 @@ DEFAULT = "256x128x64s4"
 RULES = dict(tc.RULES, min_arch=(9, 0))
 
 
-def _config(config):
-    if isinstance(config, tc.TileConfig):
-        if config.loader != "tma":
-            raise DeviceError(f"config: step 'tma' needs loader='tma', got {config.loader!r}")
-        return config
-    if config not in CONFIGS:
-        raise DeviceError(f"config: must be a TileConfig or one of {sorted(CONFIGS)}, got {config!r}")
-    return CONFIGS[config]
-
-
-def source(acc="f32", arch=(9, 0), config=DEFAULT):
-    """The generated Python source of this step's kernel."""
-    return tc.kernel_source(_config(config), acc, arch, "gemm_tma")
-
-
-def launch(A, B, C, acc, arch, config=DEFAULT):
-    """Check the operands and return a no-argument function that launches the kernel once."""
-    return tc.launch(STEP, _config(config), A, B, C, acc, arch, "gemm_tma")
-
-
-def kernel_config(config=DEFAULT):
-    """(TileConfig, kernel name) of this step with ``config``."""
-    return _config(config), "gemm_tma"
+source, launch, kernel_config = tc.step_functions(STEP, "gemm_tma", CONFIGS, DEFAULT,
+                                                    default_arch=(9, 0), loader="tma")
