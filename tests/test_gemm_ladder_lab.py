@@ -97,7 +97,7 @@ def test_lab_runs_and_names_its_backend(lab):
 
 def test_lab_checks_every_step_against_float64(lab):
     _, out, backend = lab
-    lines = out["M, N, K = (1000, 776, 1032) if on_gpu else (72, 40, 56)"].splitlines()
+    lines = out["M, N, K = (1000, 776, 1032) if on_gpu else (56, 40, 40)"].splitlines()
     pattern = re.compile(r"(\w+) +(f32|f16) (\d+)x(\d+)x(\d+): relative error (\S+), tolerance (\S+): (ok|WRONG)")
     refused = re.compile(r"tma +(f32|f16): refused: arch: step 'tma' needs compute capability >= sm_90, "
                          r"this GPU is sm_(\d+)")
@@ -165,7 +165,7 @@ def test_lab_runs_the_turing_path(lab):
         assert [m.group(1) for m in found] == ["mma", "swizzle", "pipeline"]
         for m in found:
             assert float(m.group(2)) <= float(m.group(3))
-            assert math.isclose(float(m.group(3)), f32_tolerance(64), rel_tol=0.01)
+            assert math.isclose(float(m.group(3)), f32_tolerance(40), rel_tol=0.01)
     else:
         assert lines and all(line.endswith(": ok") or "sm_75 GPU" in line for line in lines)
 
