@@ -24,7 +24,7 @@ from pathlib import Path
 
 from labkit.errors import LabkitError
 
-__all__ = ["RESULTS", "GEMM_RUN", "KernelResources", "GemmLadderRun", "gemm_ladder"]
+__all__ = ["RESULTS", "GEMM_RUN", "KernelResources", "GemmLadderRun", "gemm_ladder", "gemm_ladder_record"]
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 GEMM_RUN = "gemm_h200_2026-11-30"
@@ -143,3 +143,27 @@ def gemm_ladder(name: str = GEMM_RUN, results: Path | str = RESULTS) -> GemmLadd
                              meta.get("profile", {}), meta.get("reference", {}))
     except (KeyError, TypeError, ValueError) as e:
         raise MeasurementError(f"name: {name} does not have the fields of a GEMM ladder run ({e})") from None
+
+
+def gemm_ladder_record(name: str = GEMM_RUN, results: Path | str = RESULTS) -> dict:
+    """The whole JSON record of a ladder run: what :class:`GemmLadderRun` does not model, such as
+    the SASS counted per k-tile (``per_ktile``), Nsight Compute profiles (``profiles``) and the
+    ``mma.sync`` issue rates (``mma_rate``) of the runs that measured them.
+
+    >>> record = gemm_ladder_record("gemm_h200_2026-12-01")
+    >>> [round(p["tensor_pipe_pct_elapsed"], 1) for p in record["profiles"]]
+    [62.6, 80.8]
+    >>> round(record["mma_rate"]["tflops"]["32"]["8"])
+    615
+    """
+    path = Path(results) / f"{name}.json"
+    if not path.is_file():
+        raise MeasurementError(f"name: no result file {path} (the results live in the repository's "
+                               "benchmarks/results)")
+    try:
+        record = json.loads(path.read_text())
+    except ValueError as e:
+        raise MeasurementError(f"name: {path} is not valid JSON ({e})") from None
+    if not isinstance(record, dict) or "run" not in record:
+        raise MeasurementError(f"name: {name} is not the record of a GEMM ladder run (no 'run' field)")
+    return record

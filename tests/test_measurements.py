@@ -76,6 +76,28 @@ def test_missing_or_bad_files_give_clear_errors(tmp_path, run):
         run.kernel("naive", "f32")
 
 
+def test_gemm_ladder_record_holds_profiles_rates_and_per_ktile_sass(tmp_path):
+    record = measurements.gemm_ladder_record("gemm_h200_2026-12-01")
+    # docs/benchmarks.md, the 2026-12-01 run: tensor pipe 62.6 % (step 5) and 80.8 % (step 6),
+    # L1/TEX 77.9 % for step 5; mma.sync with 32 chains: 608 (4 warps/SM), 615 (8), 623 (32)
+    prof5, prof6 = record["profiles"]
+    assert round(prof5["tensor_pipe_pct_elapsed"], 1) == 62.6 and round(prof5["l1tex_throughput_pct"], 1) == 77.9
+    assert round(prof6["tensor_pipe_pct_elapsed"], 1) == 80.8
+    assert [round(record["mma_rate"]["tflops"]["32"][w]) for w in ("4", "8", "32")] == [608, 615, 623]
+    # hand count (module docstring): step 3's k-tile is 32 mma.sync and 16 ldmatrix.x4 per thread
+    k = {(r["step"], r["acc"]): r for r in record["per_ktile"]}
+    assert (k["mma", "f32"]["HMMA"], k["mma", "f32"]["LDSM"]) == (32, 16)
+    assert record["run"]["gpu"] == "NVIDIA H200"
+    with pytest.raises(LabkitError, match="no result file"):
+        measurements.gemm_ladder_record("nothing", tmp_path)
+    (tmp_path / "bad.json").write_text("{not json")
+    with pytest.raises(LabkitError, match="not valid JSON"):
+        measurements.gemm_ladder_record("bad", tmp_path)
+    (tmp_path / "odd.json").write_text("[1, 2]")
+    with pytest.raises(LabkitError, match="not the record of a GEMM ladder run"):
+        measurements.gemm_ladder_record("odd", tmp_path)
+
+
 def test_kernel_source_counts():
     from labkit.cuda.kernels import gemm_mma, gemm_pipeline, gemm_swizzle
     for mod in (gemm_mma, gemm_swizzle):
