@@ -55,7 +55,8 @@ from dataclasses import dataclass
 import numba
 from numba import cuda
 
-import labkit as lk
+from labkit import layout as lk
+from labkit.atoms import mma_atom
 from labkit.atoms.instructions import instruction
 from labkit.cuda import ptx
 from labkit.cuda.kernels import gemm_ptx
@@ -225,7 +226,7 @@ def ldmatrix_lanes(operand):
     """
     ld = instruction("ldmatrix_x4", "ldmatrix")
     src = lk.parse_layout(ld.src_bits)
-    atom = lk.mma_atom("SM80_16x8x16_F32F16F16F32_TN")
+    atom = mma_atom("SM80_16x8x16_F32F16F16F32_TN")
 
     def origin(j):
         if operand == "A":
