@@ -234,3 +234,11 @@ def test_binary_api_fuzz_raises_only_layout_errors(i, a, b):
         BINARY[i](a, b)
     except lk.LayoutError:
         pass
+
+
+@pytest.mark.parametrize("tiler", [0, -3, S(0)])
+@pytest.mark.parametrize("op", [lk.composition, lk.logical_divide, lk.zipped_divide])
+def test_an_int_tiler_is_an_extent_and_must_be_positive(op, tiler):
+    # an int tiler n means make_layout(n); C++ divides by it at run time (SIGFPE)
+    with pytest.raises(lk.LayoutError, match="extents must be positive"):
+        op(lk.parse_layout("(2,2):(1,0)"), tiler)

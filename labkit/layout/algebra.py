@@ -152,22 +152,8 @@ def composition(a, b):
         if type(b) is Layout:
             flat = coalesce_x(a)
             return _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
-    else:
-        return _composition_other(a, b)
-    if isinstance(b, tuple):
-        return _compose_by_mode(a, b)
-    if is_int(b):
-        rs, rd = b, _S1
-    elif isinstance(b, Underscore):
-        return a
-    elif isinstance(b, Layout):
-        rs, rd = b.shape, b.stride
-    else:
-        raise LayoutError(f"composition: B must be a Layout, an int or a tuple tiler, got {b!r}")
-    # CuTe coalesces A with coalesce_x, which keeps a trailing _1 mode as _2 (the function
-    # past A's domain stays the same)
-    flat = coalesce_x(a)
-    return _composition_impl(flat.shape, flat.stride, rs, rd)
+        return _compose_layout(a, b)
+    return _composition_other(a, b)
 
 
 def _composition_other(a, b):
@@ -183,16 +169,15 @@ def _composition_other(a, b):
     if isinstance(a, ComposedLayout):
         return ComposedLayout(a.layout_a, a.offset, composition(a.layout_b, b))
     a = _as_layout(a, "composition: A")
-    return composition(a, b) if type(a) is Layout else _composition_subclass(a, b)
+    return _compose_layout(a, b)
 
 
-def _composition_subclass(a, b):
+def _compose_layout(a, b):
+    """``a o b`` for a Layout ``a`` and any B: a Layout, an int, ``_`` or a tuple tiler."""
     if isinstance(b, tuple):
         return _compose_by_mode(a, b)
-    if type(b) is Layout:
-        rs, rd = b.shape, b.stride
-    elif is_int(b):
-        rs, rd = b, _S1
+    if is_int(b):
+        rs, rd = Layout(b, _S1).shape, _S1  # an extent must be positive, as in make_layout
     elif isinstance(b, Underscore):
         return a
     elif isinstance(b, Layout):
@@ -430,8 +415,8 @@ def _tiler_mode(t, what="tiler"):
     """A non-tuple tiler as a Layout: a Layout, or an int ``n`` read as ``make_layout(n)``."""
     if type(t) is Layout or isinstance(t, Layout):
         return t
-    if is_int(t):
-        return _mk(t, _S0 if type(t) is S and t == 1 else _S1)
+    if is_int(t):  # the checked constructor: an extent must be positive, as in make_layout
+        return Layout(t, _S0 if type(t) is S and t == 1 else _S1)
     raise LayoutError(f"{what}: expected a Layout, an int, _ or a tuple of those, got {t!r}")
 
 

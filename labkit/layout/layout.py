@@ -400,32 +400,9 @@ def _bw_coalesce(shp, std):
     merges into the front ``s0:d0`` when ``s0`` is static and ``s * d == d0`` is known at
     compile time (``s * d`` static: both static, or ``d`` a static zero).
     """
-    s0, d0 = shp[-1], std[-1]          # the front mode; earlier ones wait in out_*
-    out_s, out_d = [], []
-    for s, d in zip(shp[-2::-1], std[-2::-1]):
-        ts = type(s) is S
-        if ts and s == 1:
-            continue
-        if not out_s and type(s0) is S and s0 == 1:
-            s0, d0 = s, d
-            continue
-        # merge when s0 is static and s * d == d0 is known at compile time
-        if type(d) is S and type(s0) is S and type(d0) is S and (ts or d == 0) \
-                and _imul(s, d) == d0:
-            s0 = _int_new(S, _imul(s, s0)) if ts else _imul(s, s0)
-            d0 = d
-            continue
-        out_s.append(s0)
-        out_d.append(d0)
-        s0, d0 = s, d
-    if not out_s:
-        if type(s0) is S and s0 == 1:
-            return _mk(_S1, _S0)
-        return _mk(s0, d0)
-    out_s.append(s0)
-    out_d.append(d0)
-    out_s.reverse()
-    out_d.reverse()
+    out_s, out_d = _bw_lists(shp, std)
+    if len(out_s) == 1:
+        return _mk(out_s[0], out_d[0])
     return _mk(tuple(out_s), tuple(out_d))
 
 
