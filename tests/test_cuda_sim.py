@@ -271,3 +271,39 @@ def test_mma_plan_looks_up_the_instruction_registry():
     for bad in ("mma_m16n8k32_s32s8s8s32", "ldmatrix_x4"):
         with pytest.raises(InstructionError, match="no mma instruction named"):
             trace_kernels.mma_plan(bad)
+
+
+def test_every_thread_of_a_block_sees_one_shared_array():
+    """CUDA semantics: a static ``cuda.shared.array`` is one array per block. numba's simulator
+    allocates it in two unlocked steps (look up, then insert), so a thread switch between them
+    gave a thread a private array: after the barrier it read uninitialised memory and a GEMM
+    check came out wrong now and then. With labkit imported, 20 launches of 256 threads at a
+    1 microsecond switch interval (which widens that window) must all read what every thread
+    wrote: sum(0..255) = 32640 in every lane."""
+    script = (
+        "import sys\n"
+        "import numpy as np\n"
+        "from numba import cuda, float32\n"
+        "import labkit.cuda\n"
+        "sys.setswitchinterval(1e-6)\n"
+        "@cuda.jit\n"
+        "def k(out):\n"
+        "    s = cuda.shared.array(256, float32)\n"
+        "    t = cuda.threadIdx.x\n"
+        "    s[t] = t\n"
+        "    cuda.syncthreads()\n"
+        "    acc = 0.0\n"
+        "    for i in range(256):\n"
+        "        acc += s[i]\n"
+        "    out[t] = acc\n"
+        "wrong = 0\n"
+        "for _ in range(20):\n"
+        "    out = np.zeros(256, np.float32)\n"
+        "    k[1, 256](out)\n"
+        "    wrong += int(np.sum(out != 32640))\n"
+        "print('WRONG', wrong)\n")
+    env = dict(os.environ, NUMBA_ENABLE_CUDASIM="1")
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "WRONG 0" in done.stdout, done.stdout

@@ -104,8 +104,9 @@ SIMULATED: bool = bool(_numba_config.ENABLE_CUDASIM)
 if SIMULATED:
     import sys as _sys
 
-    from labkit.cuda import _twins as _impl
+    from labkit.cuda import _cudasim, _twins as _impl
 
+    _cudasim.install()
     # The simulator runs every CUDA thread as a Python thread and the twins meet at warp
     # barriers; at Python's default 5 ms switch interval a warp-collective instruction waits
     # for each of 32 threads in turn. A shorter interval makes simulated kernels 10-50x faster.
