@@ -189,7 +189,7 @@ def predict(shape, kind: str = "scalar", stride=None) -> dict:
 
 def run(shape=None, backend=None, reps: int = 20):
     """Both copies of a ragged ``(M, N)`` matrix of halves (column-major), on the backend
-    :func:`labkit.lab.backend` finds. Default shape: ``(8000, 7760)`` on a GPU, ``(200, 136)``
+    :func:`labkit.lab.backend` finds. Default shape: ``(8008, 7768)`` on a GPU, ``(200, 136)``
     under the simulator. Returns a :class:`labkit.experiments.Experiment`: on a GPU the median
     time and bandwidth (bytes read + written); under the simulator the witness of the kernel's
     trace (copied once, out of bounds untouched) and the sectors it counted."""
@@ -200,7 +200,7 @@ def run(shape=None, backend=None, reps: int = 20):
 
     name, device = _backend(backend)
     big = name == "gpu"
-    m, n = _shape((8000, 7760) if big else (200, 136)) if shape is None else _shape(shape)
+    m, n = _shape((8008, 7768) if big else (200, 136)) if shape is None else _shape(shape)
     guard = 64                                   # poisoned elements after the matrix
     rng = np.random.default_rng(0)
     host = rng.integers(0, 1 << 16, m * n + guard, dtype=np.uint16)
