@@ -1,0 +1,14 @@
+OK_FORMAT = True
+
+test = {   'name': 'q7',
+    'points': 2,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(thr37_coords, checks.Tuple(checks.pair, checks.pair), 'thr37_coords', hint='thread 37 sits at (37 % 32, 37 // 32) of the thread "
+                                               "layout; value k is colexicographic over (4, 16)')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
+                      'scored': True,
+                      'setup': '',
+                      'teardown': '',
+                      'type': 'doctest'}]}
