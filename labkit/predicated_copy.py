@@ -26,6 +26,7 @@ outside was touched. :func:`recorded` reads the committed GPU figures, when ther
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
@@ -33,7 +34,7 @@ import numpy as np
 
 from labkit.atoms import copy_atom
 from labkit.errors import DeviceError, LayoutError
-from labkit.layout import S, make_layout, make_tensor, parse_layout, size
+from labkit.layout import S, idx2crd, make_identity_tensor, make_layout, parse_layout, size
 from labkit.sectors import sector_count
 from labkit.tiled import make_tiled_copy
 
@@ -83,15 +84,18 @@ def tile_coords(kind: str = "scalar") -> np.ndarray:
     >>> c.shape, c[33, :3].tolist()
     ((256, 64, 2), [[1, 1], [33, 1], [65, 1]])
     """
+    return _tile_coords(_kind(kind)).copy()
+
+
+@functools.lru_cache(maxsize=None)
+def _tile_coords(kind):
     cp = tiled_copy(kind)
-    tile = make_tensor(None, make_layout((S(TILE[0]), S(TILE[1]))))    # offset = m + 128 n
+    tile = make_identity_tensor((S(TILE[0]), S(TILE[1])))       # element (m, n) holds (m, n)
     out = []
     for t in range(int(size(cp.layout_tv[0]))):
-        part = cp.get_slice(t).partition_S(tile)
-        lay = part.layout                                   # (CPY, CPY_M, CPY_N): value 0 of each
-        rest = make_layout(*[lay[k] for k in range(1, len(lay))])
-        first = [int(part.offset) + rest(r) for r in range(int(size(rest)))]
-        out.append([(o % TILE[0], o // TILE[0]) for o in first])
+        part = cp.get_slice(t).partition_S(tile)                # (CPY, CPY_M, CPY_N)
+        rest = tuple(part.layout.shape[1:])
+        out.append([tuple(part((0,) + tuple(idx2crd(r, rest)))) for r in range(int(size(rest)))])
     return np.asarray(out, np.int32)
 
 
