@@ -39,7 +39,7 @@ from labkit.sectors import sector_count
 from labkit.tiled import make_tiled_copy
 
 __all__ = ["TILE", "KINDS", "tiled_copy", "tile_coords", "ragged_tiles", "value_mask", "tile_owner",
-           "predict", "run", "recorded", "RESULTS"]
+           "predict", "run", "recorded", "recorded_table", "RESULTS"]
 
 TILE = (128, 128)
 KINDS = ("scalar", "vector")
@@ -254,3 +254,26 @@ def recorded(folder=None) -> dict | None:
     if "experiment" not in data or "environment" not in data:
         raise DeviceError(f"{files[-1].name} does not hold an 'environment' and an 'experiment'")
     return data
+
+
+def recorded_table(folder=None) -> str:
+    """The recorded GPU run as text (where, when, the table), or a sentence saying there is none.
+
+    >>> import tempfile
+    >>> recorded_table(tempfile.mkdtemp())
+    'no GPU run of the predicated copy is recorded in this installation'
+    """
+    from labkit.experiments import Experiment
+
+    rec = recorded(folder)
+    if rec is None:
+        return "no GPU run of the predicated copy is recorded in this installation"
+    env = rec["environment"]
+    parts = []
+    for key in ("experiment", "aligned"):
+        if key in rec:
+            e = rec[key]
+            parts.append(str(Experiment(e["name"], e["backend"], e["device"], e["rows"], tuple(e["predicted"]),
+                                        tuple(e["measured"]), e["note"], e.get("extra", {}))))
+    versions = ", ".join(f"{k} {env[k]}" for k in ("python", "numba", "numba-cuda", "numpy") if k in env)
+    return f"recorded {env.get('date', '?')} ({versions}):\n" + "\n\n".join(parts)
