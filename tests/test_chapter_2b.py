@@ -350,3 +350,25 @@ def test_lab_runs_and_prints_the_hand_worked_values(lab):
     assert "inside: ['(261,193)', '(277,193)', '(293,193)']" in printed
     assert "ran on CUDA simulator" in printed or "measured on" in printed
     assert "True" in printed and "predicated copy" in printed
+
+
+GPU = r'''
+import json
+from labkit import predicated_copy as pc
+print("RESULT" + json.dumps({"ragged": pc.run((1000, 776), reps=3).to_dict(),
+                             "aligned": pc.run((1024, 768), reps=3).to_dict()}))
+'''
+
+
+@pytest.mark.gpu
+def test_predicated_copy_on_the_gpu():
+    env = dict(ENV)
+    env.pop("NUMBA_ENABLE_CUDASIM", None)
+    proc = subprocess.run([sys.executable, "-c", GPU], capture_output=True, text=True, env=env, cwd=REPO,
+                          timeout=900)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    res = json.loads([x for x in proc.stdout.splitlines() if x.startswith("RESULT")][-1][len("RESULT"):])
+    for key, e in res.items():
+        assert e["backend"] == "gpu", key
+        for r in e["rows"]:
+            assert r["correct"] and r["GB/s"] > 0, (key, r)
