@@ -35,10 +35,10 @@ import numpy as np
 from labkit.atoms import copy_atom
 from labkit.errors import DeviceError, LayoutError
 from labkit.layout import S, idx2crd, make_identity_tensor, make_layout, parse_layout, size
-from labkit.sectors import sector_count
+from labkit.sectors import SECTOR_BYTES, sector_count
 from labkit.tiled import make_tiled_copy
 
-__all__ = ["TILE", "KINDS", "tiled_copy", "tile_coords", "ragged_tiles", "value_mask", "tile_owner",
+__all__ = ["TILE", "KINDS", "tiled_copy", "tile_coords", "ragged_tiles", "value_mask",
            "predict", "run", "recorded", "recorded_table", "RESULTS"]
 
 TILE = (128, 128)
@@ -129,32 +129,14 @@ def value_mask(shape, block, kind: str = "scalar") -> np.ndarray:
     return (bm * TILE[0] + c[:, :, 0] < m) & (bn * TILE[1] + c[:, :, 1] < n)
 
 
-def tile_owner(shape, block, kind: str = "scalar") -> tuple[np.ndarray, np.ndarray]:
-    """``(thread, inside)`` over a 128x128 tile: the thread that copies each element, and whether
-    the element is inside the matrix."""
-    m, n = _shape(shape)
+def _offsets(shape, stride, kind, bn):
+    """``(blocks, threads, values)`` element offsets of the blocks of block column ``bn``, -1
+    where masked, in the kernel's block order (``blockIdx.x`` along M)."""
+    m, n = shape
     c = tile_coords(kind)
-    width = 8 if kind == "vector" else 1
-    owner = np.full(TILE, -1, np.int64)
-    for t in range(c.shape[0]):
-        for v in range(c.shape[1]):
-            owner[c[t, v, 0]:c[t, v, 0] + width, c[t, v, 1]] = t
-    rows = block[0] * TILE[0] + np.arange(TILE[0])
-    cols = block[1] * TILE[1] + np.arange(TILE[1])
-    return owner, (rows[:, None] < m) & (cols[None, :] < n)
-
-
-def _offsets(shape, stride, kind):
-    """``(blocks, threads, values)`` element offsets, -1 where masked (column-major blocks)."""
-    m, n = _shape(shape)
-    r = ragged_tiles((m, n))
-    c = tile_coords(kind)
-    bm = np.arange(r["grid"][0])
-    bn = np.arange(r["grid"][1])
-    bi = np.repeat(bm[None, :], len(bn), 0).ravel()            # block b = bn * gx + bm
-    bj = np.repeat(bn[:, None], len(bm), 1).ravel()
-    i = bi[:, None, None] * TILE[0] + c[None, :, :, 0]
-    j = bj[:, None, None] * TILE[1] + c[None, :, :, 1]
+    bm = np.arange(-(-m // TILE[0]))[:, None, None]
+    i = bm * TILE[0] + c[None, :, :, 0]
+    j = bn * TILE[1] + c[None, :, :, 1]
     ok = (i < m) & (j < n)
     return np.where(ok, i * stride[0] + j * stride[1], -1).astype(np.int64)
 
@@ -181,14 +163,34 @@ def predict(shape, kind: str = "scalar", stride=None) -> dict:
     (2.0, 24832, 794624)
     """
     m, n = _shape(shape)
-    stride = (1, m) if stride is None else stride
-    offs = _offsets((m, n), stride, _kind(kind))
-    sc = _count(_requests(offs), kind)
-    width = 8 if kind == "vector" else 1
-    return {"requests": sc.requests, "sectors_per_request": sc.mean_per_request, "sectors": sc.sectors,
-            "distinct_sectors": sc.distinct, "efficiency": sc.efficiency,
-            "copied": int((offs >= 0).sum()) * width, "masked_values": int((offs < 0).sum()),
-            "values": int(offs.size)}
+    stride = (1, m) if stride is None else _stride(stride)
+    width = 16 if _kind(kind) == "vector" else ELEMENT_BYTES
+    requests = sectors = asked = copied = masked = values = 0
+    last = (m - 1) * stride[0] + (n - 1) * stride[1] + width // ELEMENT_BYTES
+    seen = np.zeros(ELEMENT_BYTES * last // SECTOR_BYTES + 1, bool)     # sectors touched so far
+    for bn in range(-(-n // TILE[1])):                   # one block column at a time: bounded memory
+        offs = _offsets((m, n), stride, kind, bn)
+        req = _requests(offs)
+        live = req[(req >= 0).any(axis=1)]
+        if live.size:
+            sc = sector_count(np.where(live >= 0, ELEMENT_BYTES * live, -1), width)
+            requests += sc.requests
+            sectors += sc.sectors
+            asked += int(sc.requested_bytes.sum())
+            seen[ELEMENT_BYTES * live[live >= 0] // SECTOR_BYTES] = True
+        copied += int((offs >= 0).sum())
+        masked += int((offs < 0).sum())
+        values += int(offs.size)
+    return {"requests": requests, "sectors_per_request": sectors / requests, "sectors": sectors,
+            "distinct_sectors": int(seen.sum()), "efficiency": asked / (SECTOR_BYTES * sectors),
+            "copied": copied * width // ELEMENT_BYTES, "masked_values": masked, "values": values}
+
+
+def _stride(stride):
+    if not (isinstance(stride, tuple) and len(stride) == 2 and all(
+            isinstance(v, (int, np.integer)) and not isinstance(v, bool) and v >= 0 for v in stride)):
+        raise LayoutError(f"stride must be a pair of non-negative integers (s0, s1); got {stride!r}")
+    return int(stride[0]), int(stride[1])
 
 
 def run(shape=None, backend=None, reps: int = 20):
