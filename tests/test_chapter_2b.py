@@ -150,6 +150,9 @@ def test_ragged_tiles_by_hand():
     for bad in [(0, 4), (4,), (4.0, 4), (True, 4), [4, 4]]:
         with pytest.raises(LayoutError, match="shape"):
             pc.ragged_tiles(bad)
+    for bad in [(1, -8), (1,), (1.0, 8)]:
+        with pytest.raises(LayoutError, match="stride"):
+            pc.predict((8, 8), "scalar", stride=bad)
 
 
 def test_thread_coordinates_follow_the_thread_layouts():
