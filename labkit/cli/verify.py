@@ -22,8 +22,9 @@ labkit.sim and ``A @ B.T``.
 A table ends the report; the exit status is 0 only if every check holds. A check needing a
 newer SM than the device's is skipped (stmatrix needs sm_90); under the CUDA simulator every
 check runs, the simulated device being the newest SM the checks need, unless
-``LABKIT_SIMULATED_SM`` sets it. ``--only`` matches a check's name (``ldmatrix x4.trans``,
-``stmatrix x4 SM90_U32x4_STSM_N``, ``SM80_16x8x16_F16F16F16F16_TN``, ``sgemm_sm80 CTA``).
+``LABKIT_SIMULATED_SM`` sets it. ``--only`` matches part of a check's name, which holds the
+CuTe atom (``ldmatrix x4.trans SM75_U16x8_LDSM_T``, ``stmatrix x4 SM90_U32x4_STSM_N``,
+``SM80_16x8x16_F16F16F16F16_TN``, ``sgemm_sm80 CTA``).
 
 >>> import numpy as np
 >>> from labkit.cli import verify
@@ -187,7 +188,7 @@ def check_ldmatrix(variant, n, rng, run_device):
     from labkit.cuda.kernels import trace_kernels as kt
 
     num, trans = kt.parse_variant(variant)
-    res = Result(f"ldmatrix {variant}", instruction(LDMATRIX_ATOMS[variant]).ptx, n)
+    res = Result(f"ldmatrix {variant} {LDMATRIX_ATOMS[variant]}", instruction(LDMATRIX_ATOMS[variant]).ptx, n)
     images = rng.integers(0, 1 << 16, (n, REGION_ROWS * 8), dtype=np.uint16)
     rows = np.argsort(rng.random((n, REGION_ROWS)), axis=1)[:, :32]
     offsets = (8 * rows).astype(np.int32)
@@ -410,7 +411,7 @@ def main(argv=None) -> int:
 
     from labkit.cuda import device_sm, simulate_sm
 
-    jobs = [(f"ldmatrix {v}", lambda v=v: check_ldmatrix(v, n, rng, run_device), instruction(a).min_sm)
+    jobs = [(f"ldmatrix {v} {a}", lambda v=v: check_ldmatrix(v, n, rng, run_device), instruction(a).min_sm)
             for v, a in LDMATRIX_ATOMS.items()]
     jobs += [(f"stmatrix {v} {a}", lambda v=v: check_stmatrix(v, n, rng, run_device), instruction(a).min_sm)
              for v, a in STMATRIX_ATOMS.items()]
