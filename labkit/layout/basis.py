@@ -38,8 +38,8 @@ class ArithTuple(tuple):
     ``_0`` is the identity, any other integer is refused (C++: "Arithmetic tuple op+ error!").
 
     >>> a = ArithTuple((1, S(2)))
-    >>> print(a + ArithTuple((S(3),)), a * 2, a == (1, 2))
-    (4,_2) (2,4) True
+    >>> print(a + ArithTuple((S(3),)), a == (1, 2))
+    (4,_2) True
     """
 
     __slots__ = ()
@@ -74,9 +74,8 @@ class ArithTuple(tuple):
         return NotImplemented
 
     def __mul__(self, k):
-        if not is_int(k):
-            return NotImplemented
-        return ArithTuple(tuple(_mul(e, k) for e in self))
+        raise LayoutError(f"ArithTuple {self} * {k!r}: CuTe has no product of an arithmetic "
+                          "tuple; scale the basis elements (E(i) * k) instead")
 
     __rmul__ = __mul__
 
@@ -104,10 +103,6 @@ def _add(x, y):
     if isinstance(y, tuple) and not isinstance(y, ArithTuple):
         y = ArithTuple(y)
     return x + y
-
-
-def _mul(e, k):
-    return e * k
 
 
 def _neg(e):
@@ -154,8 +149,8 @@ class ScaledBasis:
         if isinstance(other, (ScaledBasis, tuple)):
             return as_arithmetic_tuple(self) + other
         if is_int(other):
-            if not self.index:
-                return self.value + other
+            if not self.index:      # E<>: a plain (counting) integer
+                return ScaledBasis(self.value + other, ())
             if _is_zero_static(other):
                 return self
             raise LayoutError(f"ScaledBasis {self} + {other}: only a static _0 may be added to a "

@@ -703,36 +703,65 @@ def prepend(layout, x):
     return make_layout(x, *modes)
 
 
-def _mode_range(layout, b, e, what):
+def _on_tensor(fn, x, *args):
+    """``fn`` on a tensor's layout, keeping its storage and offset (C++'s Tensor overloads)."""
+    if isinstance(x, Layout):
+        return fn(x, *args)
+    if hasattr(x, "storage") and isinstance(getattr(x, "layout", None), Layout):
+        return type(x)(x.storage, fn(x.layout, *args), x.offset)
+    return fn(x, *args)
+
+
+def _bounds(layout, b, e, what):
     layout = _as_layout(layout, what)
     if not (is_int(b) and is_int(e)):
         raise LayoutError(f"{what}: mode bounds b and e must be ints, got {b!r} and {e!r}")
     R = len(layout)
-    if not 0 <= b < e <= R:
-        empty = "an empty range; " if e <= b else ""
-        raise LayoutError(f"{what}: modes [b={b}, e={e}) of layout {layout} (rank {R}): {empty}need "
-                          f"0 <= b < e <= rank (CuTe: static_assert(0 <= B && B < E && E <= R))")
-    return layout, list(layout)
+    return layout, list(layout), (R if e == -1 else e), R
 
 
-def take(layout, b, e):
-    """Modes ``[b, e)`` of a layout (CuTe ``take<B,E>``).
+def take(layout, b, e=-1):
+    """Modes ``[b, e)`` of a layout or tensor (CuTe ``take<B,E>``; ``e=-1`` is the rank).
 
     >>> print(take(Layout((2, 4, 8), (1, 2, 8)), 1, 3))
     (4,8):(2,8)
     """
-    layout, modes = _mode_range(layout, b, e, "take")
-    return make_layout(*modes[b:e])
+    return _on_tensor(_take, layout, b, e)
 
 
-def group_modes(layout, b, e):
-    """Modes ``[b, e)`` gathered into one mode, the others kept (CuTe ``group_modes<B,E>``).
+def _take(layout, b, e):
+    layout, modes, e2, R = _bounds(layout, b, e, "take")
+    if not b < e2:
+        raise LayoutError(f"take: modes [b={b}, e={e}) of layout {layout}: an empty range "
+                          "(CuTe: take: empty range error)")
+    if not (0 <= b and e2 <= R):
+        raise LayoutError(f"take: modes [b={b}, e={e}) of layout {layout} of rank {R} (CuTe: "
+                          "take: range out of bounds)")
+    return make_layout(*modes[b:e2])
+
+
+def group_modes(layout, b, e=-1):
+    """Modes ``[b, e)`` gathered into one mode, the others kept (CuTe ``group<B,E>`` on a
+    layout, ``group_modes<B,E>`` on a tensor; ``e=-1`` is the rank).
 
     >>> print(group_modes(Layout((2, 4, 8), (1, 2, 8)), 0, 2))
     ((2,4),8):((1,2),8)
     """
-    layout, modes = _mode_range(layout, b, e, "group_modes")
-    return make_layout(*modes[:b], make_layout(*modes[b:e]), *modes[e:])
+    return _on_tensor(_group, layout, b, e)
+
+
+def _group(layout, b, e):
+    layout, modes, e2, R = _bounds(layout, b, e, "group_modes")
+    if e2 > R or b > R:
+        raise LayoutError(f"group_modes: modes [b={b}, e={e}) of layout {layout} of rank {R} "
+                          "run past its modes (CuTe: Index out of range)")
+    if not 0 <= b <= e2:
+        raise LayoutError(f"group_modes: modes [b={b}, e={e}) of layout {layout} need "
+                          "0 <= b <= e (CuTe: static_assert(B <= E))")
+    if b == e2:
+        return layout
+    out = modes[:b] + [make_layout(*modes[b:e2])] + modes[e2:]
+    return make_layout(*out)
 
 
 def select(layout, *modes):
@@ -741,6 +770,10 @@ def select(layout, *modes):
     >>> print(select(Layout((2, 4, 8), (1, 2, 8)), 2, 0))
     (8,2):(8,1)
     """
+    return _on_tensor(_select, layout, *modes)
+
+
+def _select(layout, *modes):
     layout = _as_layout(layout, "select")
     if not modes:
         raise LayoutError("select(layout, *modes): name at least one mode")
@@ -748,7 +781,7 @@ def select(layout, *modes):
     for m in modes:
         if not is_int(m) or not 0 <= m < R:
             raise LayoutError(f"select: mode {m!r} is out of range for layout {layout} of rank "
-                              f"{R} (CuTe: each index must be < rank)")
+                              f"{R} (CuTe: get<I> needs I < rank)")
     return make_layout(*[layout[m] for m in modes])
 
 

@@ -93,8 +93,8 @@ def _divide(tensor, tiler, what):
                           f"{tiler!r}")
     if isinstance(tiler, tuple) and len(tiler) > len(tensor.layout):
         raise LayoutError(f"{what}: tiler {_pf(tiler)} has {len(tiler)} modes, the tensor "
-                          f"{tensor.layout} has {len(tensor.layout)} (CuTe: Too many modes in "
-                          "tiler.)")
+                          f"{tensor.layout} has {len(tensor.layout)} (CuTe: logical_divide: Too "
+                          "many modes in tiler.)")
     return Tensor(tensor.storage, zipped_divide(tensor.layout, tiler), tensor.offset)
 
 
@@ -236,5 +236,6 @@ def local_partition(tensor, thr_layout, thr_idx, proj=None):
                               f"{proj!r}")
         thr_layout = dice(proj, thr_layout)
     shp = thr_layout.shape
-    tiler = tuple(product(s) for s in shp) if isinstance(shp, tuple) else shp
+    # CuTe's product_each wraps a rank-1 shape: a 1-D thread layout tiles mode 0 only
+    tiler = tuple(product(s) for s in shp) if isinstance(shp, tuple) else (shp,)
     return outer_partition(tensor, tiler, get_flat_coord(thr_layout, thr_idx))

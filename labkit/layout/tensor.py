@@ -144,6 +144,8 @@ class Tensor:
             return Tensor(self.storage, sub, self.offset + off)
         idx = self._index(crd)
         if self.storage is None:
+            if isinstance(idx, ScaledBasis) and not idx.index:
+                return idx.value        # a rank-1 counting tensor counts in plain integers
             return idx
         self._check_bounds(idx)
         return self.storage[idx]
@@ -270,6 +272,9 @@ def make_identity_tensor(shape):
     check_int_tuple(shape, "make_identity_tensor: shape")
     layout = make_identity_layout(shape)
     # CuTe: the iterator starts at the coprofile of the layout, a _0 for every coordinate
+    # (a rank-1 shape counts from a plain _0, kept as E<> * _0 so it still prints as one)
+    if not isinstance(shape, tuple):
+        return Tensor(None, layout, ScaledBasis(S(0), ()))
     zero = _zero_like(as_arithmetic_tuple(_sum_basis(make_basis_like(shape))))
     return Tensor(None, layout, zero)
 
