@@ -3,7 +3,7 @@ OK_FORMAT = True
 test = {   'name': 'q7',
     'points': 2,
     'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
-                                               ">>> checks.form(thr37_coords, checks.Tuple(checks.pair, checks.pair), 'thr37_coords', hint='thread 37 sits at (37 % 32, 37 // 32) of the thread "
+                                               ">>> checks.form(thr45_coords, checks.Tuple(checks.pair, checks.pair), 'thr45_coords', hint='thread 45 sits at (45 % 32, 45 // 32) of the thread "
                                                "layout; value k is colexicographic over (4, 16)')\n",
                                        'hidden': False,
                                        'locked': False,
