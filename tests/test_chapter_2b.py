@@ -65,6 +65,7 @@ CUTE_FACTS = [
     "A tile: (_128,_8,8):(_1,1000,8000)",
     "(_4,_8):(_1@0,_1@1)",
     "cI(1, 2) = (1,2)   cI(13) = (1,3)",
+    "make_identity_layout: (_4,_8):(_1@0,_1@1)",
     "tile (7,6): (_128,_128):(_1@0,_1@1)  first coordinate (896,768)",
     "thread 37:  (_4,_16):(_32@0,_8@1)",
     # values 0..3 walk down rows 901, 933, 965, 997; value 4 is the next column group, 769 + 8
