@@ -81,6 +81,48 @@ CASES = [
     ("02_tiling", _binary("flat_product", PAIR, GRID32)),
 ]
 
+STAGES = "(_4,_8,_3):(_8,_1,_32)"
+TV_B = "((_4,_8),_2):((_16,_1),_8)"      # mma.m16n8k8, operand B, indexed (n, k)
+
+
+def _modes(op, cpp_args, *args):
+    # on a Layout, C++ spells group_modes (its Tensor function) as group<B,E>
+    cpp = f"{'group' if op == 'group_modes' else op}<{cpp_args}>({cute.cpp_layout(P(STAGES))})"
+    return cute.Case(op, cpp, lambda: getattr(lk, op)(P(STAGES), *args), f"{op}<{cpp_args}>({STAGES})")
+
+
+def _identity(shape, then=None, at=None):
+    """make_identity_layout(shape), composed with the layout ``then``, evaluated ``at``."""
+    cpp_shape = "make_shape(" + ", ".join(f"Int<{n}>{{}}" for n in shape) + ")"
+    cpp = f"make_identity_layout({cpp_shape})"
+    text = f"make_identity_layout({shape})"
+
+    def py():
+        L = lk.make_identity_layout(tuple(lk.S(n) for n in shape))
+        if then is not None:
+            L = lk.composition(L, P(then))
+        return L if at is None else L(*at)
+    if then is not None:
+        cpp, text = f"composition({cpp}, {cute.cpp_layout(P(then))})", f"composition({text}, {then})"
+    if at is not None:
+        cpp += "(" + ", ".join(f"int({i})" for i in at) + ")"
+        text += f"{at}"
+    return cute.Case("identity", cpp, py, text)
+
+
+CASES += [
+    # chapter 1, taking modes apart
+    ("01_shape_stride", _modes("take", "0,2", 0, 2)),
+    ("01_shape_stride", _modes("select", "1,0", 1, 0)),
+    ("01_shape_stride", _modes("group_modes", "0,2", 0, 2)),
+    # chapter 3, basis strides
+    ("03_named_axes", _identity((4, 8))),
+    ("03_named_axes", _identity((4, 8), at=(1, 3))),
+    ("03_named_axes", _identity((4, 8), at=(13,))),
+    ("03_named_axes", _identity((8, 8), then=TV_B)),
+    ("03_named_axes", _identity((8, 8), then=TV_B, at=(21, 1))),
+]
+
 PAGES = sorted({page for page, _c in CASES})
 
 
@@ -116,10 +158,9 @@ print("@@FIGURES@@" + _json.dumps(_figures))
 '''
 
 
-@pytest.fixture(scope="module", params=PAGES)
-def page(request):
-    """(name, printed output of every code cell, figures with their text labels)."""
-    nb = jupytext.read(BOOK / f"{request.param}.md")
+def execute(name):
+    """(printed output of every code cell, figures with their text labels) of one page."""
+    nb = jupytext.read(BOOK / f"{name}.md")
     nb.cells.append(nbformat.v4.new_code_cell(FIGURE_DUMP))
     NotebookClient(nb, timeout=300, kernel_name="python3",
                    resources={"metadata": {"path": str(BOOK)}}).execute()
@@ -128,8 +169,13 @@ def page(request):
         assert not any(o.output_type == "error" for o in c.outputs), c.source
     printed = ["".join(o.get("text", "") for o in c.outputs if o.output_type == "stream") for c in code]
     dump = printed.pop()
-    figures = json.loads(dump.split("@@FIGURES@@", 1)[1])
-    return request.param, printed, figures
+    return printed, json.loads(dump.split("@@FIGURES@@", 1)[1])
+
+
+@pytest.fixture(scope="module")
+def pages():
+    """{page: (printed outputs, figures)}, each page executed once."""
+    return {name: execute(name) for name in PAGES}
 
 
 def cells_of(figure):
@@ -166,14 +212,16 @@ def test_the_static_conditions_are_cpps_static_asserts(cpp):
     by_text = {c.text: c for _p, c in CASES}
     for text, message in want.items():
         assert cpp[by_text[text].cpp] == ("compile", message), text
-    # the dynamic versions of the same compositions compile (nothing checks them)
+    # the dynamic versions compile (nothing checks them), and so does a static stride that
+    # is smaller than the extent it lands in without dividing it (the check is incomplete)
     for text in ["composition((4,8):(8,1), 4:6)", "composition((4,8):(8,1), 6:1)",
                  f"composition({ROW48}, _4:_3)"]:
         assert cpp[by_text[text].cpp][0] == "ok", text
 
 
-def test_page_prints_what_cpp_prints(cpp, page):
-    name, printed, _figures = page
+@pytest.mark.parametrize("name", PAGES)
+def test_page_prints_what_cpp_prints(cpp, pages, name):
+    printed, _figures = pages[name]
     out = "\n".join(printed)
     for p, case in CASES:
         if p != name:
@@ -191,10 +239,8 @@ def _row_major_48(x):
     return (x % 4) * 8 + x // 4
 
 
-def test_tiling_page_shows_the_offsets_a_composition_must_visit(page):
-    name, printed, _figures = page
-    if name != "02_tiling":
-        pytest.skip("chapter 2 only")
+def test_tiling_page_shows_the_offsets_a_composition_must_visit(pages):
+    printed, _figures = pages["02_tiling"]
     out = "\n".join(printed)
     for shape, stride in [(4, 2), (4, 6), (6, 1), (4, 3)]:
         visits = [_row_major_48(stride * i) for i in range(shape)]
@@ -203,10 +249,8 @@ def test_tiling_page_shows_the_offsets_a_composition_must_visit(page):
     assert "offset 10 holds index 9 = coordinate (1, 2)" in out   # 10 = 8*1 + 2, 9 = 1 + 4*2
 
 
-def test_inverse_figure_is_labelled_with_the_inverse(cpp, page):
-    name, _printed, figures = page
-    if name != "02_tiling":
-        pytest.skip("chapter 2 only")
+def test_inverse_figure_is_labelled_with_the_inverse(cpp, pages):
+    _printed, figures = pages["02_tiling"]
     inv = cpp[_unary("right_inverse", ROW48).cpp][1]
     cells = cells_of(figure_titled(figures, inv))
     # offset k of the row-major 4x8 matrix is (column k % 8, row k // 8); the inverse holds
@@ -214,10 +258,8 @@ def test_inverse_figure_is_labelled_with_the_inverse(cpp, page):
     assert cells == {(j, i): str(i + 4 * j) for j in range(8) for i in range(4)}
 
 
-def test_owner_map_figure_names_the_ptx_owner_of_each_element(cpp, page):
-    name, _printed, figures = page
-    if name != "02_tiling":
-        pytest.skip("chapter 2 only")
+def test_owner_map_figure_names_the_ptx_owner_of_each_element(cpp, pages):
+    _printed, figures = pages["02_tiling"]
     owner = cpp[_owner_map().cpp][1]
     cells = cells_of(figure_titled(figures, owner))
     # PTX ISA, mma.m16n8k16 .f16 A fragment: groupID = lane >> 2, tig = lane % 4;
@@ -229,3 +271,24 @@ def test_owner_map_figure_names_the_ptx_owner_of_each_element(cpp, page):
             k = 2 * (lane % 4) + (i & 1) + 8 * (i >> 2)
             want[(m, k)] = str(lane + 32 * i)
     assert cells == want
+
+
+def test_basis_strides_and_named_axes_give_the_ptx_fragment(pages):
+    printed, _figures = pages["03_named_axes"]
+    out = "\n".join(printed)
+    # the page writes the B fragment's coordinates with named axes; read that layout back
+    text = next(line.split()[0] for line in out.splitlines() if line.startswith("S[(8,4,2):(1@n"))
+    named = lk.parse_axe(text)
+    basis = lk.composition(lk.make_identity_layout((lk.S(8), lk.S(8))), P(TV_B))
+    # PTX ISA, mma.m16n8k8 .f16 B fragment: b_i sits at k = 2*(lane % 4) + i, n = lane >> 2
+    for lane in range(32):
+        for i in range(2):
+            want = (lane >> 2, 2 * (lane % 4) + i)
+            assert named((lane, i), shape=(32, 2))[0] == {"n": want[0], "k": want[1]}
+            assert tuple(basis(lane, i)) == want
+    # the identity layout of (4,8) sends index x to (x % 4, x // 4) and the named one agrees
+    ident = lk.parse_axe("S[(4,8):(1@row,1@col)]")
+    for x in range(32):
+        assert tuple(lk.make_identity_layout((4, 8))(x)) == (x % 4, x // 4)
+        assert ident((x % 4, x // 4), shape=(4, 8))[0] == {"row": x % 4, "col": x // 4}
+    assert out.count("True") >= 2
