@@ -22,6 +22,8 @@ from nbclient import NotebookClient
 import labkit as lk
 import test_cute_cpp as cute
 
+pytestmark = cute.pytestmark      # g++ and CuTe's headers, as for test_cute_cpp
+
 REPO = Path(__file__).resolve().parents[1]
 BOOK = REPO / "book"
 P = lk.parse_layout
