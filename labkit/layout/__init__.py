@@ -4,8 +4,9 @@ from .int_tuple import S, is_static, is_constant, shape_div, ceil_div, product
 from .layout import (
     Layout, make_layout, size, cosize, rank, depth, shape, stride, crd2idx, idx2crd, flatten,
     coalesce, filter, filter_zeros, compact_major, make_ordered_layout, append, prepend, take,
-    make_identity_layout,
+    make_identity_layout, group_modes, select,
 )
+from .basis import ScaledBasis, E, ArithTuple, make_arithmetic_tuple, elem_less, make_basis_like
 from .algebra import (
     composition, complement, right_inverse, left_inverse, logical_divide, zipped_divide,
     tiled_divide, flat_divide, logical_product, zipped_product, tiled_product, flat_product,
@@ -13,7 +14,10 @@ from .algebra import (
     downcast, make_fragment_like, make_layout_like, zip_layouts, Underscore, _,
 )
 from .swizzle import Swizzle, ComposedLayout, make_composed_layout, swizzle_strides
-from .tensor import Tensor, make_tensor, make_fragment, recast, slice_layout
+from .tensor import Tensor, make_tensor, make_fragment, recast, slice_layout, make_identity_tensor
+from .partition import (
+    X, dice, inner_partition, outer_partition, local_tile, local_partition, get_flat_coord,
+)
 from .text import parse_layout, parse_int_tuple, print_layout, layout_table, format_layout
 from .offsets import layout_offsets  # noqa: F401
 
@@ -22,6 +26,9 @@ __all__ = [
     "Layout", "make_layout", "size", "cosize", "rank", "depth", "shape", "stride", "crd2idx",
     "idx2crd", "flatten", "coalesce", "filter", "filter_zeros", "compact_major",
     "make_ordered_layout", "append", "prepend", "take", "make_identity_layout",
+    "group_modes", "select", "ScaledBasis", "E", "ArithTuple", "make_arithmetic_tuple",
+    "elem_less", "make_basis_like", "make_identity_tensor", "X", "dice", "inner_partition",
+    "outer_partition", "local_tile", "local_partition", "get_flat_coord",
     "composition", "complement", "right_inverse", "left_inverse", "logical_divide",
     "zipped_divide", "tiled_divide", "flat_divide", "logical_product", "zipped_product",
     "tiled_product", "flat_product", "blocked_product", "raked_product", "tile_to_shape",

@@ -21,8 +21,9 @@ from .int_tuple import (
 from .layout import (
     Layout, make_layout, size, cosize, coalesce, coalesce_x, filter as filter_layout,
     filter_zeros, compact_major, make_ordered_layout, append, _bw_coalesce, _as_layout, _mk,
-    _filter, _bw_lists,
+    _filter, _bw_lists, _via_ints, _no_basis,
 )
+from .basis import has_basis
 
 __all__ = [
     "composition", "complement", "right_inverse", "left_inverse", "logical_divide",
@@ -149,6 +150,8 @@ def composition(a, b):
     ((_2,_2),_3):((_24,_2),_8)
     """
     if type(a) is Layout:
+        if has_basis(a.stride):
+            return _via_ints(composition, a, b)
         if type(b) is Layout:
             flat = coalesce_x(a)
             return _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
@@ -219,6 +222,7 @@ def complement(layout, cotarget=None):
         if hasattr(layout, "layout_b"):
             layout = layout.layout_b
         layout = _as_layout(layout, "complement")
+    _no_basis(layout, "complement")
     f = _filter(layout)
     if cotarget is None:
         cotarget = cosize(f)
@@ -341,6 +345,7 @@ def right_inverse(layout):
             raise LayoutError("right_inverse: a ComposedLayout has no plain-layout inverse "
                               "here; invert its layout_b")
         layout = _as_layout(layout, "right_inverse")
+    _no_basis(layout, "right_inverse")
     shp, std = _bw_lists(flatten_tuple(layout.shape), flatten_tuple(layout.stride))
     items = [(int(d), i) for i, d in enumerate(std) if type(d) is S]
     if len(items) > 1:
@@ -381,6 +386,7 @@ def left_inverse(layout):
     8:_1
     """
     layout = _as_layout(layout, "left_inverse")
+    _no_basis(layout, "left_inverse")
     c = coalesce(layout)
     shp, std = c.shape, c.stride
     if type(shp) is not tuple:
@@ -450,6 +456,8 @@ def logical_divide(layout, tiler):
             return ComposedLayout(layout.layout_a, layout.offset,
                                   logical_divide(layout.layout_b, tiler))
         raise LayoutError(f"logical_divide: layout must be a Layout, got {layout!r}")
+    if has_basis(layout.stride):
+        return _via_ints(logical_divide, layout, tiler)
     if type(tiler) is tuple:
         return _by_mode(layout, tiler, logical_divide, "logical_divide")
     if isinstance(tiler, Underscore):
@@ -560,6 +568,7 @@ def logical_product(block, tiler):
         if hasattr(block, "layout_b"):
             return _on_layout_b(block, logical_product, tiler)
         block = _as_layout(block, "logical_product: block")
+    _no_basis(block, "logical_product")
     if type(tiler) is tuple:
         return _by_mode(block, tiler, logical_product, "logical_product")
     if isinstance(tiler, Underscore):

@@ -23,11 +23,13 @@ from .int_tuple import (
     _S0, _S1, _S2, _int_new, S, is_int, is_constant, is_static, product, flatten_tuple, fmt, congruent, depth_of,
     check_int_tuple, unwrap,
 )
+from .basis import ScaledBasis, has_basis, check_stride_tuple, encode_stride, decode_stride
 
 __all__ = [
     "Layout", "make_layout", "size", "cosize", "rank", "depth", "shape", "stride",
     "crd2idx", "idx2crd", "flatten", "coalesce", "filter", "filter_zeros", "compact_major",
     "make_ordered_layout", "is_layout", "append", "prepend", "take", "make_identity_layout",
+    "group_modes", "select",
 ]
 
 
@@ -58,7 +60,7 @@ class Layout:
                 raise LayoutError(f"Layout shape {fmt(shape)}: extents must be positive, got 0")
         if stride is None:
             stride = compact_major(shape, "left")
-        check_int_tuple(stride, "Layout stride")
+        check_stride_tuple(stride, "Layout stride")
         if not congruent(shape, stride):
             raise LayoutError(f"Layout: shape {fmt(shape)} and stride {fmt(stride)} must have "
                               "the same nesting (rank mismatch)")
@@ -110,6 +112,8 @@ class Layout:
                     leaves, last = self._flat
                 except AttributeError:
                     leaves, last = self._flat = _flat_eval(self.shape, self.stride)
+                if leaves is None:
+                    return _crd2idx(crd, self.shape, self.stride)
                 r = 0
                 for s, d in leaves:
                     r += (crd % s) * d
@@ -123,7 +127,8 @@ class Layout:
             raise LayoutError(f"layout {self}: slicing with _ is done by labkit.slice_layout "
                               "or by a Tensor")
         _check_coord(crd, self.shape, "coordinate", self)
-        return int(_crd2idx(crd, self.shape, self.stride))
+        r = _crd2idx(crd, self.shape, self.stride)
+        return r if isinstance(r, (tuple, ScaledBasis)) else int(r)
 
     def offsets(self) -> np.ndarray:
         """All values ``L(i)`` for ``i`` in ``range(size(L))``, as a numpy array (fast).
@@ -133,6 +138,7 @@ class Layout:
         """
         shp = flatten_tuple(self.shape)
         std = flatten_tuple(self.stride)
+        _no_basis(self, "offsets")
         n = int(product(self.shape))
         idx = np.arange(n, dtype=np.int64)
         out = np.zeros(n, dtype=np.int64)
@@ -151,6 +157,8 @@ def _same(a, b):
     if isinstance(a, tuple) or isinstance(b, tuple):
         return (isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b)
                 and all(_same(x, y) for x, y in zip(a, b)))
+    if isinstance(a, ScaledBasis) or isinstance(b, ScaledBasis):
+        return a == b
     return int(a) == int(b) and isinstance(a, S) == isinstance(b, S)
 
 
@@ -211,6 +219,8 @@ def _bad_coord(crd, shp, what, layout, why):
 
 def _flat_eval(shape, stride):
     """((extent, stride), ...) of every leaf but the last, and the last stride (plain ints)."""
+    if has_basis(stride):
+        return None, None
     if type(shape) is not tuple:
         return (), int(stride)
     fs, fd = flatten_tuple(shape), flatten_tuple(stride)
@@ -254,8 +264,41 @@ def make_layout(*args):
 
 
 def make_identity_layout(shp):
-    """The compact column-major layout of ``shp`` (its own coordinates' flat index)."""
-    return Layout(shp, compact_major(shp, "left"))
+    """CuTe's ``make_identity_layout``: ``shp`` with a unit basis stride per mode, so each
+    coordinate maps to itself (``make_layout(shape, make_basis_like(shape))``).
+
+    >>> from labkit.layout.int_tuple import S
+    >>> I = make_identity_layout((S(4), S(8)))
+    >>> print(I, I(5), I(2, 3))
+    (_4,_8):(_1@0,_1@1) (1,1) (2,3)
+    >>> print(make_identity_layout(((2, 4), 8)))
+    ((2,4),8):((_1@0@0,_1@1@0),_1@1)
+    """
+    from .basis import make_basis_like
+    check_int_tuple(shp, "make_identity_layout: shape")
+    return Layout(shp, make_basis_like(shp))
+
+
+def _no_basis(layout, what):
+    if has_basis(layout.stride):
+        raise LayoutError(f"{what}: layout {layout} has basis strides (it maps to coordinates, "
+                          "not offsets); this operation needs integer strides")
+
+
+def _via_ints(fn, layout, *args):
+    """Run ``fn`` on ``layout`` with its basis strides encoded as integers, decode the result."""
+    enc, slots = encode_stride(layout.stride)
+    r = fn(_mk(layout.shape, enc), *args)
+    return _decode_layout(r, slots)
+
+
+def _decode_layout(r, slots):
+    if isinstance(r, Layout):
+        return _mk(r.shape, decode_stride(r.stride, slots))
+    if hasattr(r, "layout_b"):
+        from .swizzle import ComposedLayout
+        return ComposedLayout(r.layout_a, r.offset, _decode_layout(r.layout_b, slots))
+    return r
 
 
 def _as_layout(x, what="layout"):
@@ -283,6 +326,7 @@ def cosize(layout):
     if hasattr(layout, "layout_b"):
         return cosize(layout.layout_b)
     layout = _as_layout(layout, "cosize")
+    _no_basis(layout, "cosize")
     shp = flatten_tuple(layout.shape)
     std = flatten_tuple(layout.stride)
     r = S(1)
@@ -467,6 +511,8 @@ def coalesce(layout, profile=None):
     """
     if type(layout) is not Layout:
         layout = _as_layout(layout, "coalesce")
+    if has_basis(layout.stride):
+        return _via_ints(coalesce, layout, profile)
     if profile is None:
         shp = layout.shape
         if type(shp) is not tuple:
@@ -518,6 +564,8 @@ def filter(layout):
     """
     if type(layout) is not Layout:
         layout = _as_layout(layout, "filter")
+    if has_basis(layout.stride):
+        return _via_ints(_filter, layout)
     return _filter(layout)
 
 
@@ -655,15 +703,53 @@ def prepend(layout, x):
     return make_layout(x, *modes)
 
 
-def take(layout, b, e):
-    """Modes ``[b, e)`` of a layout."""
-    layout = _as_layout(layout, "take")
+def _mode_range(layout, b, e, what):
+    layout = _as_layout(layout, what)
     if not (is_int(b) and is_int(e)):
-        raise LayoutError(f"take: mode bounds must be ints, got {b!r} and {e!r}")
-    modes = list(layout)[b:e]
+        raise LayoutError(f"{what}: mode bounds b and e must be ints, got {b!r} and {e!r}")
+    R = len(layout)
+    if not 0 <= b < e <= R:
+        empty = "an empty range; " if e <= b else ""
+        raise LayoutError(f"{what}: modes [b={b}, e={e}) of layout {layout} (rank {R}): {empty}need "
+                          f"0 <= b < e <= rank (CuTe: static_assert(0 <= B && B < E && E <= R))")
+    return layout, list(layout)
+
+
+def take(layout, b, e):
+    """Modes ``[b, e)`` of a layout (CuTe ``take<B,E>``).
+
+    >>> print(take(Layout((2, 4, 8), (1, 2, 8)), 1, 3))
+    (4,8):(2,8)
+    """
+    layout, modes = _mode_range(layout, b, e, "take")
+    return make_layout(*modes[b:e])
+
+
+def group_modes(layout, b, e):
+    """Modes ``[b, e)`` gathered into one mode, the others kept (CuTe ``group_modes<B,E>``).
+
+    >>> print(group_modes(Layout((2, 4, 8), (1, 2, 8)), 0, 2))
+    ((2,4),8):((1,2),8)
+    """
+    layout, modes = _mode_range(layout, b, e, "group_modes")
+    return make_layout(*modes[:b], make_layout(*modes[b:e]), *modes[e:])
+
+
+def select(layout, *modes):
+    """The listed modes, in the listed order (CuTe ``select<I...>``).
+
+    >>> print(select(Layout((2, 4, 8), (1, 2, 8)), 2, 0))
+    (8,2):(8,1)
+    """
+    layout = _as_layout(layout, "select")
     if not modes:
-        raise LayoutError(f"take: empty range [{b},{e}) of layout {layout}")
-    return make_layout(*modes)
+        raise LayoutError("select(layout, *modes): name at least one mode")
+    R = len(layout)
+    for m in modes:
+        if not is_int(m) or not 0 <= m < R:
+            raise LayoutError(f"select: mode {m!r} is out of range for layout {layout} of rank "
+                              f"{R} (CuTe: each index must be < rank)")
+    return make_layout(*[layout[m] for m in modes])
 
 
 def unwrap_layout(layout):

@@ -27,6 +27,7 @@ from .int_tuple import S, is_int, fmt, is_static
 from .layout import Layout, _crd2idx, size, cosize, coalesce, _check_coord, _cfmt
 from .swizzle import ComposedLayout, Swizzle, swizzle_strides
 from .algebra import Underscore, recast_layout
+from .basis import ArithTuple, ScaledBasis
 
 __all__ = ["Tensor", "make_tensor", "make_fragment", "recast", "slice_layout"]
 
@@ -108,8 +109,12 @@ class Tensor:
     def __init__(self, storage, layout, offset=S(0)):
         if not isinstance(layout, (Layout, ComposedLayout)):
             raise LayoutError(f"make_tensor: layout must be a Layout, got {layout!r}")
-        if not is_int(offset):
-            raise LayoutError(f"make_tensor: offset must be an int, got {offset!r}")
+        if not (is_int(offset) or isinstance(offset, (ArithTuple, ScaledBasis))):
+            raise LayoutError(f"make_tensor: offset must be an int or an ArithTuple, got "
+                              f"{offset!r}")
+        if storage is not None and not is_int(offset):
+            raise LayoutError("make_tensor: a tensor with storage needs an int offset, got "
+                              f"{offset}")
         if storage is not None:
             if not isinstance(storage, np.ndarray):
                 raise LayoutError(f"make_tensor: storage must be a numpy array or None, got "
@@ -177,6 +182,8 @@ class Tensor:
         return len(self.layout)
 
     def __str__(self):
+        if isinstance(self.offset, (ArithTuple, ScaledBasis)):
+            return f"ArithTuple{self.offset} o {self.layout}"
         head = f"{self.storage.dtype}" if self.storage is not None else "coord"
         return f"{head}[{self.offset}] o {self.layout}"
 
@@ -241,3 +248,42 @@ def recast(tensor, dtype):
         raise LayoutError(f"recast: offset {tensor.offset} is not aligned to {nb}-bit elements")
     layout = recast_layout(tensor.layout, ob, nb)
     return Tensor(tensor.storage.view(new), layout, tensor.offset * ob // nb)
+
+
+def make_identity_tensor(shape):
+    """A tensor without storage whose element at a coordinate is that coordinate (CuTe's
+    ``make_identity_tensor``): a counting ``ArithTuple`` over ``make_identity_layout(shape)``.
+
+    It partitions like any tensor, so the coordinates a thread holds tell it which elements of
+    a ragged tile are in bounds (with :func:`labkit.elem_less`).
+
+    >>> import labkit as lk
+    >>> cI = make_identity_tensor((lk.S(4), lk.S(8)))
+    >>> print(cI)
+    ArithTuple(_0,_0) o (_4,_8):(_1@0,_1@1)
+    >>> print(cI(5), cI(2, 3), lk.elem_less(cI(2, 3), (3, 3)))
+    (1,1) (2,3) False
+    """
+    from .layout import make_identity_layout
+    from .basis import make_basis_like, as_arithmetic_tuple
+    from .int_tuple import check_int_tuple
+    check_int_tuple(shape, "make_identity_tensor: shape")
+    layout = make_identity_layout(shape)
+    # CuTe: the iterator starts at the coprofile of the layout, a _0 for every coordinate
+    zero = _zero_like(as_arithmetic_tuple(_sum_basis(make_basis_like(shape))))
+    return Tensor(None, layout, zero)
+
+
+def _sum_basis(b):
+    if isinstance(b, tuple):
+        r = S(0)
+        for e in b:
+            r = r + _sum_basis(e)
+        return r
+    return b
+
+
+def _zero_like(x):
+    if isinstance(x, tuple):
+        return ArithTuple(tuple(_zero_like(e) for e in x))
+    return S(0)

@@ -82,14 +82,14 @@ class TiledCopy:
         return out
 
     def _tidfrg(self, layout, ref2trg):
+        # As in CuTe, only the rank is checked: a tensor whose extents the tile does not divide
+        # gets a ragged last tile (zipped_divide rounds the rest up); predicate it with an
+        # identity tensor partitioned the same way.
         base = layout.layout_b if isinstance(layout, ComposedLayout) else layout
         if len(base) < len(self.tiler_mn):
-            raise LayoutError(f"partition: tensor of rank {len(base)} is smaller than the copy "
-                              f"tile of rank {len(self.tiler_mn)}")
-        for i, t in enumerate(self.tiler_mn):
-            if int(size(base[i])) % int(size(t) if not is_int(t) else t):
-                raise LayoutError(f"partition: mode {i} of extent {int(size(base[i]))} is not a "
-                                  f"multiple of the copy tile's {int(size(t) if not is_int(t) else t)}")
+            raise LayoutError(f"partition: tensor {base} of rank {len(base)} is smaller than the "
+                              f"copy tile of rank {len(self.tiler_mn)} (CuTe: Rank of tensor to "
+                              "be partitioned too small.)")
         return self.tile2thrfrg(zipped_divide(layout, self.tiler_mn), ref2trg)
 
     def tidfrg_S(self, layout):
