@@ -27,7 +27,7 @@ FLOORS = [
     ("labkit.tiled", 4),
     ("labkit.sim", 5), ("labkit.cuda", 5),
     ("labkit.lab", 6), ("labkit.colab", 6), ("labkit.experiments", 6), ("labkit.ldmatrix_order", 6),
-    ("labkit.ladder_banks", 6), ("labkit.kernel_source", 6), ("labkit.measurements", 6),
+    ("labkit.ladder_banks", 6), ("labkit.ladder_cute", 6), ("labkit.kernel_source", 6), ("labkit.measurements", 6),
     ("labkit.viz", 7),
     ("labkit.widgets", 8),
     ("labkit.cli", 9), ("labkit.__main__", 9), ("labkit.grading", 9),
