@@ -35,7 +35,7 @@ from labkit.errors import LabkitError
 from labkit.tiled import make_tiled_copy, make_tiled_copy_A, make_tiled_copy_B, make_tiled_mma
 
 __all__ = ["STEPS", "ATOM", "rung_config", "rung_tiled_mma", "warp_coverage", "ranges", "Trace", "trace",
-           "gemm_block_dim", "kernel_lines", "RungCute", "cute_objects", "Pair", "side_by_side", "listing"]
+           "gemm_block_dim", "kernel_lines", "RungCute", "cute_objects", "Pair", "side_by_side", "listing", "agreement"]
 
 #: the ladder's rungs, in order (labkit.cuda.kernels.gemm_<step>)
 STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma")
@@ -620,3 +620,47 @@ def listing(rows, width=100):
             text = (f"{n} x " if n > 1 else "") + line
             out.append("    | " + (text if len(text) <= width else text[:width - 3] + "..."))
     return "\n".join(out)
+
+
+def agreement(step, *, M, N, K, block=0, thread=0):
+    """``{what: (addresses, equal)}``: for each kind of access of a tensor-core rung, how many
+    distinct addresses one ``thread`` of ``block`` issues (:func:`trace`) and whether they are
+    exactly the offsets of its CuTe partitions (:func:`cute_objects`): ``"copy"`` (global index and
+    shared byte address of every 16-byte copy: ``tAgA``/``tAsA``, ``tBgB``/``tBsB``),
+    ``"ldmatrix"`` (the row address of every ``ldmatrix.x4``: ``tXsA``, ``tXsB``) and ``"store C"``
+    (``tCgC``). ``K`` must give every stage a k-tile (``K >= stages * bk``).
+
+    >>> agreement("swizzle", M=128, N=128, K=128, block=1, thread=5)
+    {'copy': (16, True), 'ldmatrix': (16, True), 'store C': (32, True)}
+    """
+    c = cute_objects(step, M=M, N=N, K=K, block=block, thread=thread)
+    o, cfg = c.objects, c.config
+    if cfg.loader == "tma" or step in ("naive", "smem"):
+        raise LabkitError(f"step: agreement covers the cp.async and ld/st rungs (mma, swizzle, pipeline); got {step!r}")
+    ktiles = K // cfg.bk
+    if K % cfg.bk or ktiles < cfg.stages:
+        raise LabkitError(f"K must be a multiple of {cfg.bk} with at least {cfg.stages} k-tiles; got {K}")
+    t = trace(step, M=M, N=N, K=K, block=block, thread=thread)
+    if cfg.stages > 1:
+        copies = [(a[0], a[1], a[2]) for name in ("cp_async_16", "cp_async_cg_16", "cp_async_cg_16_zfill")
+                  for a in t.args(name)]
+    else:
+        copies = [(st[0], ld[0], ld[1]) for ld, st in zip(t.args("ld_global_v4"), t.args("st_shared_v4"))]
+    want = set()
+    for operand, g, s in (("A", "tAgA", "tAsA"), ("B", "tBgB", "tBsB")):
+        tg, ts = o[g], o[s]
+        want |= {(2 * int(ts(0, p, 0, kt % cfg.stages)), operand, int(tg(0, p, 0, kt)))
+                 for p in range(int(lk.size(tg.layout[1]))) for kt in range(ktiles)}
+    got = {(int(d), a, int(i)) for d, a, i in copies}
+    out = {"copy": (len(got), got == want)}
+    rows = set()
+    for name in ("tXsA", "tXsB"):
+        x = o[name]
+        vals, rm, rk = (int(lk.size(x.layout[i])) for i in (0, 1, 2))
+        rows |= {2 * int(x(j, m, k, s)) for j in range(0, vals, 8) for m in range(rm) for k in range(rk)
+                 for s in range(cfg.stages)}
+    issued = {int(a[0]) for a in t.args("ldmatrix_x4")}
+    out["ldmatrix"] = (len(issued), issued == rows)
+    stored = {i for a in t.args("st_global_v2_f32") for i in (int(a[1]), int(a[1]) + 1)}
+    out["store C"] = (len(stored), stored == {int(v) for v in o["tCgC"].offsets()})
+    return out

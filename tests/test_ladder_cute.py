@@ -343,3 +343,19 @@ def test_tile_32_32_16_is_cute_cpps(cpp_out):
         mma = lk.make_tiled_mma("SM80_16x8x16_F16F16F16F16_TN", warps, perm)
         assert [int(x) for x in mma.tile_shape_mnk] == [int(x) for x in cpp_out[None, name][0].split()[:3]]
         assert str(mma.get_layoutB_TV()) == cpp_out[None, name][0].split(" ", 3)[3]
+
+
+@pytest.mark.parametrize("step,block,thread", [("mma", 2, 33), ("swizzle", 0, 127), ("pipeline", 5, 64)])
+def test_agreement_reports_what_the_address_tests_check(step, block, thread):
+    cfg = lc.rung_config(step)
+    got = lc.agreement(step, M=512, N=256, K=4 * cfg.bk, block=block, thread=thread)
+    per_tile = (cfg.bm + cfg.bn) * cfg.bk // 8 // cfg.threads       # 16-byte copies per thread and k-tile
+    assert got["copy"] == (4 * per_tile, True)
+    assert got["store C"] == (cfg.bm * cfg.bn // cfg.threads, True)
+    # per stage and k-block, one ldmatrix.x4 per 16 rows of the warp's A tile and per 16 of its B tile
+    (wtm, wtn) = cfg.warp_tile
+    assert got["ldmatrix"] == (cfg.stages * cfg.bk // 16 * (wtm + wtn) // 16, True)
+    with pytest.raises(LabkitError, match="K must be"):
+        lc.agreement(step, M=512, N=256, K=cfg.bk * cfg.stages - 8, block=block, thread=thread)
+    with pytest.raises(LabkitError, match="agreement covers"):
+        lc.agreement("tma", M=512, N=256, K=256)
