@@ -592,7 +592,7 @@ def side_by_side(step, *, M, N, K, block=0, thread=0):
         else:
             rows.append(Pair("copy(copy_a, tAgA(_,_,_,k_tile), tAsA(_,_,_,0));  __syncthreads()", "",
                              sel(calls=("ld_global_v4", "st_shared_v4", "cuda.syncthreads"), within=loop)))
-    rows.append(Pair("k-tile loop over gA(_,_,k_tile), stage k_pipe", "",
+    rows.append(Pair("k-tile loop: k_tile over gA(_,_,k_tile); k_pipe_read, k_pipe_write round the stages", "",
                      sel(loops=("kt",)) + sel(names=("rd", "wr"), within=loop)))
     rows.append(Pair(f"tXsA = s2r_a.get_slice({c.thread}).partition_S(sA)", _t(o["tXsA"]),
                      sel(names=("arow",)) + sel(prefixes=("ld_a",))))
@@ -610,12 +610,21 @@ def _x():
     return lk.X
 
 
-def listing(rows, width=100):
-    """The pairs of :func:`side_by_side` as text: each CuTe call and its layout, then the rung's
-    lines (``N x`` before a line that stands for N of its kind)."""
+def listing(rows, width=88):
+    """The pairs of :func:`side_by_side` as text: each CuTe call, ``=`` the layout labkit computes
+    for it and ``@`` the offset it starts at, then the rung's lines after ``|`` (``N x`` before a
+    line that stands for N of its kind), cut to ``width`` characters.
+
+    >>> print(listing([Pair("axpby(alpha, tCrC, beta, tCgC)", "(_1,_1):(_0,_0) @ 273", ((1, "C[m, n] = s"),))]))
+    axpby(alpha, tCrC, beta, tCgC)
+        = (_1,_1):(_0,_0) @ 273
+        | C[m, n] = s
+    """
     out = []
     for r in rows:
-        out.append(r.cute + (f"   -> {r.value}" if r.value else ""))
+        out.append(r.cute)
+        if r.value:
+            out.append(f"    = {r.value}")
         for n, line in r.numba:
             text = (f"{n} x " if n > 1 else "") + line
             out.append("    | " + (text if len(text) <= width else text[:width - 3] + "..."))

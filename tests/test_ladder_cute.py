@@ -125,6 +125,7 @@ def test_every_cute_call_is_paired_with_the_rungs_lines(step):
             assert n >= 1 and " ".join(line.split()[:3]) in " ".join(source.split())
     text = lc.listing(rows)
     assert text.count("\n    | ") == sum(len(r.numba) for r in rows)
+    assert text.count("\n    = ") == sum(1 for r in rows if r.value) and max(map(len, text.splitlines())) <= 120
     if step == "pipeline":
         calls = [r.cute.split(" = ")[-1].split("(")[0] for r in rows]
         assert {"local_tile", "cp_async_fence", "gemm", "axpby"} <= set(calls)
@@ -359,3 +360,34 @@ def test_agreement_reports_what_the_address_tests_check(step, block, thread):
         lc.agreement(step, M=512, N=256, K=cfg.bk * cfg.stages - 8, block=block, thread=thread)
     with pytest.raises(LabkitError, match="agreement covers"):
         lc.agreement("tma", M=512, N=256, K=256)
+
+
+# ------------------------------------------------------------------ the book's section
+
+def test_the_ladder_page_shows_the_side_by_side_computed():
+    """The section of 06c, run with the page's own first cells: its listing is labkit's, and every
+    address the rungs compute for the thread it shows is one of its CuTe partitions' offsets."""
+    import jupytext
+    from nbclient import NotebookClient
+
+    page = Path(__file__).resolve().parents[1] / "book" / "06c_gemm_ladder.md"
+    nb = jupytext.read(page)
+    start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## The ladder in CuTe" in c.source)
+    end = next(i for i, c in enumerate(nb.cells) if i > start and c.cell_type == "markdown" and "\n## " in "\n" + c.source)
+    section = [c for c in nb.cells[start:end] if c.cell_type == "code"]
+    source = "\n".join(c.source for c in section)
+    assert "ladder_cute.listing(ladder_cute.side_by_side(" in source or "ladder_cute.listing(rows5)" in source
+    first = [c for c in nb.cells if c.cell_type == "code"][:2]          # imports; M = N = K = 4096
+    assert "M = N = K = 4096" in first[1].source
+    nb.cells = first + section
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(page.parent)}}).execute()
+    out = {c.source.splitlines()[0]: "".join(o.get("text", "") for o in c.outputs) for c in section}
+    consts = out["from labkit import ladder_cute"]
+    assert "K_PIPE_MAX = 3: cp_async_wait<1>, 2 k-tiles in flight" in consts     # sgemm_sm80: 3 stages
+    assert "K_BLOCK_MAX = 64 / 16 = 4 k-blocks per k-tile; k-tiles at K = 4096: 64" in consts
+    listing = out['rows5 = ladder_cute.side_by_side("pipeline", M=M, N=N, K=K, block=1, thread=9)']
+    assert listing.strip() == lc.listing(lc.side_by_side("pipeline", M=4096, N=4096, K=4096, block=1, thread=9))
+    # block 1 of the raster is tile row 1: A's rows 128.. start at 128 * 4096
+    assert "    = (_128,_64,64):(4096,_1,_64) @ 524288" in listing
+    checks = out['for step in ("mma", "swizzle", "pipeline"):'].splitlines()
+    assert len(checks) == 3 and all(line.count("True") == 3 and "False" not in line for line in checks)
