@@ -35,7 +35,7 @@ from labkit.errors import LabkitError
 from labkit.tiled import make_tiled_copy, make_tiled_copy_A, make_tiled_copy_B, make_tiled_mma
 
 __all__ = ["STEPS", "ATOM", "rung_config", "rung_tiled_mma", "warp_coverage", "ranges", "Trace", "trace",
-           "gemm_block_dim", "kernel_lines", "RungCute", "cute_objects", "Pair", "side_by_side", "listing", "agreement"]
+           "gemm_block_dim", "kernel_lines", "RungCute", "cute_objects", "Pair", "side_by_side", "differences", "listing", "agreement"]
 
 #: the ladder's rungs, in order (labkit.cuda.kernels.gemm_<step>)
 STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma")
@@ -592,11 +592,15 @@ def side_by_side(step, *, M, N, K, block=0, thread=0):
         else:
             rows.append(Pair("copy(copy_a, tAgA(_,_,_,k_tile), tAsA(_,_,_,0));  __syncthreads()", "",
                              sel(calls=("ld_global_v4", "st_shared_v4", "cuda.syncthreads"), within=loop)))
-    rows.append(Pair("k-tile loop: k_tile over gA(_,_,k_tile); k_pipe_read, k_pipe_write round the stages", "",
-                     sel(loops=("kt",)) + sel(names=("rd", "wr"), within=loop)))
-    rows.append(Pair(f"tXsA = s2r_a.get_slice({c.thread}).partition_S(sA)", _t(o["tXsA"]),
+    if cfg.stages > 1:
+        rows.append(Pair("while (k_tile_count > -(K_PIPE_MAX-1)): k_pipe_read, k_pipe_write go round the stages",
+                         "", sel(loops=("kt",)) + sel(names=("rd", "wr"), within=loop)))
+    else:
+        rows.append(Pair("for each k_tile of gA(_,_,k_tile): one stage", "", sel(loops=("kt",))))
+    rows.append(Pair(f"tXsA = s2r_copy_a.get_slice({c.thread}).partition_S(sA)", _t(o["tXsA"]),
                      sel(names=("arow",)) + sel(prefixes=("ld_a",))))
-    rows.append(Pair("copy(s2r_a, tXsA(_,_,k_block,k_pipe), tXrA(_,_,k_block))", "",
+    nxt = "k_block_next" if cfg.double_buffer_for((9, 0)) else "k_block"
+    rows.append(Pair(f"copy(s2r_atom_a, tXsA_p(_,_,{nxt}), tXrA(_,_,{nxt})), B likewise", "",
                      sel(calls=("ldmatrix_x4",), within=loop)[:2]))
     rows.append(Pair("gemm(mma, tCrA(_,_,k_block), tCrB(_,_,k_block), tCrC)", str(o["tCrC"].layout),
                      sel(calls=(f"mma_m16n8k16_f32f16f16f32",), within=loop)[:1]))
@@ -673,3 +677,20 @@ def agreement(step, *, M, N, K, block=0, thread=0):
     stored = {i for a in t.args("st_global_v2_f32") for i in (int(a[1]), int(a[1]) + 1)}
     out["store C"] = (len(stored), stored == {int(v) for v in o["tCgC"].offsets()})
     return out
+
+
+def _key(pair):
+    return pair.cute.split(",")[0].split(" = ")[0].split(":")[0]
+
+
+def differences(step, than, *, M, N, K, block=0, thread=0):
+    """The pairs of :func:`side_by_side` for ``step`` that are not the same in rung ``than``: a
+    CuTe call ``than`` does not make, or one whose layout or lines differ (same problem, block and
+    thread; calls are matched by their name and first argument).
+
+    >>> [p.cute.split(".")[0] for p in differences("swizzle", "mma", M=128, N=128, K=128, thread=9)]
+    ['tAsA = copy_a', 'tXsA = s2r_copy_a']
+    """
+    base = {_key(p): p for p in side_by_side(than, M=M, N=N, K=K, block=block, thread=thread)}
+    rows = side_by_side(step, M=M, N=N, K=K, block=block, thread=thread)
+    return [p for p in rows if _key(p) not in base or (base[_key(p)].value, base[_key(p)].numba) != (p.value, p.numba)]

@@ -364,30 +364,30 @@ def test_agreement_reports_what_the_address_tests_check(step, block, thread):
 
 # ------------------------------------------------------------------ the book's section
 
-def test_the_ladder_page_shows_the_side_by_side_computed():
-    """The section of 06c, run with the page's own first cells: its listing is labkit's, and every
-    address the rungs compute for the thread it shows is one of its CuTe partitions' offsets."""
+def test_the_page_shows_the_side_by_side_computed():
+    """book/06e, run: its listings are labkit's, and every address the rungs compute for the
+    thread it shows is one of its CuTe partitions' offsets."""
     import jupytext
     from nbclient import NotebookClient
 
-    page = Path(__file__).resolve().parents[1] / "book" / "06c_gemm_ladder.md"
+    page = Path(__file__).resolve().parents[1] / "book" / "06e_ladder_in_cute.md"
     nb = jupytext.read(page)
-    start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and "## The ladder in CuTe" in c.source)
-    end = next(i for i, c in enumerate(nb.cells) if i > start and c.cell_type == "markdown" and "\n## " in "\n" + c.source)
-    section = [c for c in nb.cells[start:end] if c.cell_type == "code"]
-    source = "\n".join(c.source for c in section)
-    assert "ladder_cute.listing(ladder_cute.side_by_side(" in source or "ladder_cute.listing(rows5)" in source
-    first = [c for c in nb.cells if c.cell_type == "code"][:2]          # imports; M = N = K = 4096
-    assert "M = N = K = 4096" in first[1].source
-    nb.cells = first + section
+    code = [c for c in nb.cells if c.cell_type == "code"]
+    source = "\n".join(c.source for c in code)
+    assert source.count("ladder_cute.listing(") == 6 and "def " not in source
     NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(page.parent)}}).execute()
-    out = {c.source.splitlines()[0]: "".join(o.get("text", "") for o in c.outputs) for c in section}
-    consts = out["from labkit import ladder_cute"]
-    assert "K_PIPE_MAX = 3: cp_async_wait<1>, 2 k-tiles in flight" in consts     # sgemm_sm80: 3 stages
-    assert "K_BLOCK_MAX = 64 / 16 = 4 k-blocks per k-tile; k-tiles at K = 4096: 64" in consts
+    out = {c.source.splitlines()[0]: "".join(o.get("text", "") for o in c.outputs) for c in code}
+    consts = out["k_blocks = cfg5.bk // int(mma5.tile_size(2))"]
+    # sgemm_sm80: 3 stages, 64-deep k-tiles of 16-deep MMAs
+    assert "K_PIPE_MAX = 3: cp_async_wait<1>, 2 k-tiles in flight before the loop; 64 k-tiles at K = 4096" in consts
+    assert "K_BLOCK_MAX = 64 / 16 = 4 k-blocks per k-tile" in consts
+    assert "  warp 1: rows 64-127, columns 0-63" in consts
+    kw = dict(M=4096, N=4096, K=4096, block=1, thread=9)
     listing = out['rows5 = ladder_cute.side_by_side("pipeline", M=M, N=N, K=K, block=1, thread=9)']
-    assert listing.strip() == lc.listing(lc.side_by_side("pipeline", M=4096, N=4096, K=4096, block=1, thread=9))
+    assert listing.strip() == lc.listing(lc.side_by_side("pipeline", **kw))
     # block 1 of the raster is tile row 1: A's rows 128.. start at 128 * 4096
     assert "    = (_128,_64,64):(4096,_1,_64) @ 524288" in listing
     checks = out['for step in ("mma", "swizzle", "pipeline"):'].splitlines()
     assert len(checks) == 3 and all(line.count("True") == 3 and "False" not in line for line in checks)
+    swizzle = out['print(ladder_cute.listing(ladder_cute.differences("swizzle", "mma", M=M, N=N, K=K, block=1, thread=9)))']
+    assert [line.split(" = ")[0] for line in swizzle.splitlines() if not line.startswith(" ")] == ["tAsA", "tXsA"]
