@@ -268,6 +268,18 @@ int main() {
     print(plain.get_layoutB_TV()); printf("\n");
     printf("t.tiled %d %d %d ", int(tile_size<0>(tiled)), int(tile_size<1>(tiled)), int(tile_size<2>(tiled)));
     print(tiled.get_layoutB_TV()); printf("\n");
+    // which elements of a 128x128 tile (column-major: m + 128 n) each thread holds
+    auto permM = Layout<Shape<_16,_2,_4>, Stride<_1,_64,_16>>{};
+    auto permN = Layout<Shape<_8,_2,_8>, Stride<_1,_64,_8>>{};
+    TiledMMA ladder = make_tiled_mma(SM80_16x8x16_F16F16F16F16_TN{}, Layout<Shape<_2,_2>>{},
+                                     Tile<decltype(permM), decltype(permN), _16>{});
+    auto blk = make_tensor(c.data(), make_layout(make_shape(Int<128>{}, Int<128>{})));
+    for (int t = 0; t < 128; ++t) {
+      printf("@thread %d\n", t);
+      all("c.plain", plain.get_slice(t).partition_C(blk), c.data());
+      all("c.tiled", tiled.get_slice(t).partition_C(blk), c.data());
+      all("c.ladder", ladder.get_slice(t).partition_C(blk), c.data());
+    }
   }
   return 0;
 }
@@ -391,3 +403,19 @@ def test_the_page_shows_the_side_by_side_computed():
     assert len(checks) == 3 and all(line.count("True") == 3 and "False" not in line for line in checks)
     swizzle = out['print(ladder_cute.listing(ladder_cute.differences("swizzle", "mma", M=M, N=N, K=K, block=1, thread=9)))']
     assert [line.split(" = ")[0] for line in swizzle.splitlines() if not line.startswith(" ")] == ["tAsA", "tXsA"]
+
+
+def test_warp_coverage_is_cute_cpps(cpp_out):
+    """06b's table: the rows and columns of a 128x128 tile each warp holds, from C++'s partition_C
+    of every thread, for sgemm_sm80's TiledMMA with and without Tile<_32,_32,_16> and the ladder's."""
+    warps = lk.make_layout((S(2), S(2)))
+    atom = "SM80_16x8x16_F16F16F16F16_TN"
+    ladder = lc.rung_tiled_mma(lc.rung_config("pipeline"), atom)
+    for name, mma in (("c.plain", lk.make_tiled_mma(atom, warps)),
+                      ("c.tiled", lk.make_tiled_mma(atom, warps, (S(32), S(32), S(16)))), ("c.ladder", ladder)):
+        want = {}
+        for w in range(4):
+            offs = [o for t in range(32 * w, 32 * w + 32) for o in cpp_out[t, name][1]]
+            want[w] = (lc.ranges(o % 128 for o in offs), lc.ranges(o // 128 for o in offs))
+        assert lc.warp_coverage(mma, (128, 128)) == want, name
+    assert want[1] == ("64-127", "0-63")      # the ladder: one contiguous 64x64 tile per warp
