@@ -35,7 +35,8 @@ from labkit.errors import LabkitError
 from labkit.tiled import make_tiled_copy, make_tiled_copy_A, make_tiled_copy_B, make_tiled_mma
 
 __all__ = ["STEPS", "ATOM", "rung_config", "rung_tiled_mma", "warp_coverage", "ranges", "Trace", "trace",
-           "gemm_block_dim", "kernel_lines", "RungCute", "cute_objects", "Pair", "side_by_side", "differences", "listing", "agreement"]
+           "gemm_block_dim", "kernel_lines", "RungCute", "cute_objects", "Pair", "side_by_side", "differences",
+           "listing", "agreement"]
 
 #: the ladder's rungs, in order (labkit.cuda.kernels.gemm_<step>)
 STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma")
@@ -240,7 +241,8 @@ def trace(step, *, M=None, N=None, K=None, block=0, thread=0, config=None, arch=
     if not isinstance(block, int):
         raise LabkitError(f"block: step {step!r} takes the linear block index (an int); got {block!r}")
     name = f"gemm_{step}"
-    src = tc.kernel_source(cfg, "f32", tuple(arch), name)
+    src = (mod.source("f32", tuple(arch)) if config is None   # the rung's own generated source
+           else tc.kernel_source(cfg, "f32", tuple(arch), name))
     scope = {}
     for key, value in tc._namespace(cfg).items():
         if key in ("min", "max"):
@@ -286,7 +288,9 @@ def kernel_lines(step, config=None, arch=(9, 0)):
         return inspect.getsource(mod._kernel("f32").py_func).splitlines()
     from labkit.cuda.kernels import gemm_tensorcore as tc
 
-    cfg = _tensorcore(config if config is not None else rung_config(step), "kernel_lines")
+    if config is None:
+        return mod.source("f32", tuple(arch)).splitlines()
+    cfg = _tensorcore(config, "kernel_lines")
     return tc.kernel_source(cfg, "f32", tuple(arch), f"gemm_{step}").splitlines()
 
 
@@ -388,8 +392,8 @@ def _select(lines, stmts, *, names=(), calls=(), prefixes=(), within=None, outsi
         else:
             kind = None
         if kind is not None:
-            picked.append((kind + (type(node).__name__, _shape(node)), " ".join(text[first - 1].split()) if first == last else
-                           " ".join(" ".join(text[first - 1:last]).split())))
+            line = " ".join(" ".join(text[first - 1:last]).split())
+            picked.append((kind + (type(node).__name__, _shape(node)), line))
     out = []
     for kind, line in picked:
         if out and out[-1][0] == kind:
@@ -603,7 +607,7 @@ def side_by_side(step, *, M, N, K, block=0, thread=0):
     rows.append(Pair(f"copy(s2r_atom_a, tXsA_p(_,_,{nxt}), tXrA(_,_,{nxt})), B likewise", "",
                      sel(calls=("ldmatrix_x4",), within=loop)[:2]))
     rows.append(Pair("gemm(mma, tCrA(_,_,k_block), tCrB(_,_,k_block), tCrC)", str(o["tCrC"].layout),
-                     sel(calls=(f"mma_m16n8k16_f32f16f16f32",), within=loop)[:1]))
+                     sel(calls=("mma_m16n8k16_f32f16f16f32",), within=loop)[:1]))
     rows.append(Pair(f"tCgC = mma.get_slice({c.thread}).partition_C(gC)", _t(o["tCgC"]),
                      sel(names=("erow", "ecol", "ebase"))))
     rows.append(Pair("axpby(alpha, tCrC, beta, tCgC)", "", sel(calls=("st_global_v2_f32",))))
