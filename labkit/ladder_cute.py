@@ -11,7 +11,9 @@ multiplies the TiledMMA's partitions; ``axpby`` writes the accumulators to C.
 threads and stages, read from the kernel module), :func:`trace` runs the rung's own kernel source
 for one thread in plain Python, with every PTX call recorded instead of issued, and
 :func:`side_by_side` pairs each CuTe call (and the layout labkit computes for it) with the lines
-of the rung's source that do the same work.
+of the rung's source that do the same work; :func:`agreement` checks that every address the rung
+computes is an offset of the thread's CuTe partitions, and :func:`differences` lists what one rung
+changes against another.
 
 >>> from labkit import ladder_cute
 >>> mma = ladder_cute.rung_tiled_mma(ladder_cute.rung_config("pipeline"))
