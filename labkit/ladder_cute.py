@@ -599,7 +599,7 @@ def side_by_side(step, *, M, N, K, block=0, thread=0):
             rows.append(Pair("copy(copy_a, tAgA(_,_,_,k_tile), tAsA(_,_,_,0));  __syncthreads()", "",
                              sel(calls=("ld_global_v4", "st_shared_v4", "cuda.syncthreads"), within=loop)))
     if cfg.stages > 1:
-        rows.append(Pair("while (k_tile_count > -(K_PIPE_MAX-1)): k_pipe_read, k_pipe_write go round the stages",
+        rows.append(Pair("while (k_tile_count > -(K_PIPE_MAX-1)): k_pipe_read, k_pipe_write round the ring",
                          "", sel(loops=("kt",)) + sel(names=("rd", "wr"), within=loop)))
     else:
         rows.append(Pair("for each k_tile of gA(_,_,k_tile): one stage", "", sel(loops=("kt",))))
@@ -620,7 +620,7 @@ def _x():
     return lk.X
 
 
-def listing(rows, width=88):
+def listing(rows, width=84):
     """The pairs of :func:`side_by_side` as text: each CuTe call, ``=`` the layout labkit computes
     for it and ``@`` the offset it starts at, then the rung's lines after ``|`` (``N x`` before a
     line that stands for N of its kind), cut to ``width`` characters.
