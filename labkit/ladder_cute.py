@@ -588,7 +588,7 @@ def side_by_side(step, *, M, N, K, block=0, thread=0):
     else:
         rows.append(Pair(f"tAgA = copy_a.get_slice({c.thread}).partition_S(gA)", _t(o["tAgA"]),
                          sel(names=("crow", "cchunk", "a_idx"), prefixes=("a_src",))))
-        rows.append(Pair("tAsA = copy_a.get_slice(...).partition_D(sA)", _t(o["tAsA"]), sel(names=("st_a",))))
+        rows.append(Pair(f"tAsA = copy_a.get_slice({c.thread}).partition_D(sA)", _t(o["tAsA"]), sel(names=("st_a",))))
         if cfg.stages > 1:
             rows.append(Pair("copy(copy_a, tAgA(_,_,_,k_tile_next), tAsA(_,_,_,k_pipe))", "",
                              sel(calls=("cp_async_16", "cp_async_cg_16"), within=loop)))
