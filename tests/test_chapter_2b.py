@@ -20,11 +20,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-import jupytext
-import nbformat
 import numpy as np
 import pytest
-from nbclient import NotebookClient
 
 from labkit import predicated_copy as pc
 from labkit.errors import DeviceError, LayoutError
@@ -34,6 +31,14 @@ PAGE = REPO / "book" / "02b_global_to_thread.md"
 LAB = REPO / "notebooks" / "02b_global_to_thread.ipynb"
 FIRST_LAB = REPO / "notebooks" / "01_shape_stride.ipynb"
 ENV = dict(os.environ, PYTHONPATH=os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH")) if p))
+
+
+def notebook_tools():
+    """jupytext, nbformat and nbclient's NotebookClient, imported where a test runs notebooks (a GPU
+    machine without them still runs this module's GPU test)."""
+    jupytext = pytest.importorskip("jupytext")
+    nbformat = pytest.importorskip("nbformat")
+    return jupytext, nbformat, pytest.importorskip("nbclient").NotebookClient
 
 
 def stream_text(cell) -> str:
@@ -46,6 +51,7 @@ def stream_text(cell) -> str:
 
 @pytest.fixture(scope="module")
 def page():
+    jupytext, _, NotebookClient = notebook_tools()
     nb = jupytext.read(PAGE)
     NotebookClient(nb, timeout=600, kernel_name="python3",
                    resources={"metadata": {"path": str(PAGE.parent)}}).execute()
@@ -108,6 +114,7 @@ def test_page_shows_the_mask_figure_and_defines_no_helpers(page):
     kinds = [k for c in page.cells if c.cell_type == "code" for o in c.outputs for k in o.get("data", {})]
     assert "image/png" in kinds
     text = PAGE.read_text()
+    jupytext, _, _ = notebook_tools()
     nb = jupytext.read(PAGE)
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
     prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
@@ -315,6 +322,7 @@ def test_grid_is_ceil_div():
 
 @pytest.fixture(scope="module")
 def lab():
+    _, nbformat, NotebookClient = notebook_tools()
     nb = nbformat.read(LAB, as_version=4)
     NotebookClient(nb, timeout=900, kernel_name="python3",
                    resources={"metadata": {"path": str(LAB.parent)}}).execute()
@@ -322,6 +330,7 @@ def lab():
 
 
 def test_lab_is_a_colab_lab_of_small_experiments():
+    _, nbformat, _ = notebook_tools()
     nb = nbformat.read(LAB, as_version=4)
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")

@@ -114,7 +114,7 @@ def test_the_site_stands_alone(page):
 
 
 @pytest.mark.parametrize("page", ["book/06a_one_warp_mma", "book/06b_sgemm_sm80_cta", "book/06c_gemm_ladder",
-                                  "book/06d_gemm_tma"])
+                                  "book/06d_gemm_tma", "book/06e_ladder_in_cute"])
 def test_chapter_6_pages_are_short_enough(page):
     nb = jupytext.read(REPO / f"{page}.md")
     code = [c for c in nb.cells if c.cell_type == "code"]
