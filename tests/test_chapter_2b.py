@@ -385,3 +385,21 @@ def test_predicated_copy_on_the_gpu():
         assert e["backend"] == "gpu", key
         for r in e["rows"]:
             assert r["correct"] and r["GB/s"] > 0, (key, r)
+
+
+def test_kernels_compile_for_a_gpu():
+    """Under the simulator the kernels run as Python, which never type-checks a branch it does not
+    take; numba must also compile both for sm_90 with the types a launch passes (a 3-D trace
+    array even when nothing is traced)."""
+    from numba import cuda, typeof
+
+    from labkit.cuda.kernels import exp_predicated_copy as kp
+
+    coords = np.zeros((kp.THREADS, 4, 2), np.int32)
+    trace = np.zeros((1, 1, 1), np.int64)
+    for kernel, dst in ((kp.predicated_copy_scalar, np.zeros(8, np.float16)),
+                        (kp.predicated_copy_vector, np.zeros(8, np.uint32))):
+        sig = (typeof(np.zeros(8, np.float16)), typeof(dst), typeof(1), typeof(1), typeof(1), typeof(1),
+               typeof(coords), typeof(trace))
+        ptx, _ = cuda.compile_ptx(kernel.py_func, sig, cc=(9, 0))
+        assert ".visible .entry" in ptx

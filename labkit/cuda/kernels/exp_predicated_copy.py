@@ -164,7 +164,7 @@ def launch(kind, src, dst, shape, stride, coords, trace=None):
     m, n, s0, s1 = check_args(kind, src, dst, shape, stride, coords)
     g = grid((m, n))
     if trace is None:
-        trace = cuda.to_device(np.zeros(1, np.int64))
+        trace = cuda.to_device(np.zeros((1, 1, 1), np.int64))   # the same 3-D type: one compiled kernel
     elif getattr(trace, "shape", None) != (g[0] * g[1], THREADS, coords.shape[1]):
         raise DeviceError(f"trace must have shape {(g[0] * g[1], THREADS, coords.shape[1])}; got "
                           f"{getattr(trace, 'shape', None)}")
