@@ -299,6 +299,27 @@ def make_cases():
         expr("basis_algebra", f"{op}({cxx}, {cpp_tiler(T)})",
              lambda L=L, T=T, op=op: getattr(lk, op)(L, T), f"{op}({L}, {base.py_tiler(T)})")
 
+    for _ in range(40):       # basis layouts of a GEMM's shapes: divide, then slice a tile
+        shp = tuple(g.i(g.extent(), 0.3) for _ in range(g.r.randint(1, 3)))
+        L = lk.make_identity_layout(shp)
+        cxx = f"make_identity_layout({cpp_tuple(shp, 'make_shape')})"
+        T = tuple(S(g.r.choice([4, 16, 32, 128])) if g.r.random() < 0.8 else
+                  lk.make_layout(S(g.r.choice([4, 8])), S(g.r.choice([1, 2, 3])))
+                  for _ in range(g.r.randint(1, len(shp))))
+        op = g.r.choice(["zipped_divide", "tiled_divide", "flat_divide", "logical_divide"])
+        expr("basis_algebra", f"{op}({cxx}, {cpp_tiler(T)})",
+             lambda L=L, T=T, op=op: getattr(lk, op)(L, T), f"{op}({L}, {base.py_tiler(T)})")
+    for op in ("logical_product", "complement", "right_inverse", "left_inverse"):
+        for shp in ((S(4), S(8)), (4, 8)):
+            L = lk.make_identity_layout(shp)
+            cxx = f"make_identity_layout({cpp_tuple(shp, 'make_shape')})"
+            if op == "logical_product":
+                expr("basis_algebra", f"{op}({cxx}, make_layout(Int<2>{{}}))",
+                     lambda L=L: lk.logical_product(L, lk.make_layout(S(2))), f"{op}({L}, _2)")
+            else:
+                expr("basis_algebra", f"{op}({cxx})", lambda L=L, op=op: getattr(lk, op)(L),
+                     f"{op}({L})")
+
     # -- make_identity_tensor: the tensor, its values, elem_less
     for k in range(20):
         shp = rand_shape(nested=k % 3 == 2)
@@ -308,6 +329,17 @@ def make_cases():
         for i in sorted({0, n - 1, g.r.randrange(n)}):
             expr("identity_eval", f"{T.cpp()}(int({i}))", lambda T=T, i=i: T.py()(i),
                  f"{T}({i})")
+    for k in range(30):       # slices of an identity tensor keep counting from the cut
+        shp = (g.i(g.r.choice([4, 12, 100])), g.i(g.r.choice([8, 9, 64])))
+        if k % 3 == 2:
+            shp = ((g.i(2), g.i(g.r.choice([3, 4]))), shp[1])
+        T = Ident(shp)
+        a = g.r.randrange(int(lk.size(shp[0])))
+        b = g.r.randrange(int(lk.size(shp[1])))
+        crd = g.r.choice([(lk._, b), (a, lk._)]) if k % 3 != 2 else \
+            g.r.choice([((lk._, g.r.randrange(int(shp[0][1]))), b), ((1, lk._), lk._)])
+        add("identity_slice", T.show_cpp(f"{T.cpp()}({cpp_coord(crd)})"),
+            lambda T=T, crd=crd: T.show_py(T.py()(crd)), f"{T}({py_text(crd)})")
     for _ in range(30):
         a = tuple(g.i(g.r.randrange(0, 10)) for _ in range(g.r.randint(1, 3)))
         b = tuple(g.i(g.r.randrange(1, 10)) for _ in range(g.r.randint(1, 3)))
@@ -583,7 +615,7 @@ def agrees(case, cpp, mine):
 
 
 OPS = ["basis", "make_identity_layout", "identity_eval", "basis_algebra", "make_identity_tensor",
-       "elem_less", "take", "group", "group_modes", "select", "local_tile", "local_tile_proj",
+       "identity_slice", "elem_less", "take", "group", "group_modes", "select", "local_tile", "local_tile_proj",
        "local_partition", "local_partition_proj", "partition_errors", "tiled_copy"]
 
 
