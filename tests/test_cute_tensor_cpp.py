@@ -2,8 +2,9 @@
 
 Basis strides (``E<i>``, ``ScaledBasis``, ``ArithmeticTuple``), ``make_identity_layout``,
 ``make_identity_tensor``, ``elem_less``, ``take``/``group``/``select``, ``local_tile`` and
-``local_partition`` (with ``Step<..., X, ...>`` projections) and ``make_tiled_copy`` with
-``UniversalCopy`` atoms, on data tensors and on identity tensors, ragged edges included.
+``local_partition`` (with ``Step<..., X, ...>`` projections), ``make_tiled_copy`` with
+``UniversalCopy`` atoms and ``TiledMMA`` partitions, on data tensors and on identity tensors,
+ragged edges included.
 
 The machinery is the one of ``test_cute_cpp.py`` (g++ on the CPU with CUTLASS's headers from
 the ``nvidia-cutlass`` wheel, one forked child per case, static assertions read from g++'s
@@ -44,6 +45,7 @@ CHUNK = 60
 CACHE_VERSION = b"1"
 HEADERS = """#include <cute/tensor.hpp>
 #include <cute/atom/copy_atom.hpp>
+#include <cute/atom/mma_atom.hpp>
 #include <cstdio>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -487,6 +489,31 @@ def make_cases():
                 return T.show_py(getattr(cp.get_slice(tid), part)(T.py()))
             add("tiled_copy", T.show_cpp(cxx), py,
                 f"Copy_Atom<UniversalCopy<{cop}>,{cty}> {thr} x {val} thr {tid} {part}({T})")
+    # -- TiledMMA partitions of a block's tile (the C accumulator's coordinates predicate its store)
+    mmas = ["SM80_16x8x16_F16F16F16F16_TN", "SM80_16x8x8_F16F16F16F16_TN",
+            "SM80_16x8x16_F32F16F16F32_TN"]
+    for k in range(24):
+        atom = mmas[k % len(mmas)]
+        alay = lk.make_layout(g.r.choice([(S(2), S(2)), (S(4), S(1)), (S(1), S(1)), (S(2), S(4))]))
+        which = "ABC"[k % 3]
+        M, N, K = (g.i(g.extent(), 0.3) for _ in range(3))
+        shp = {"A": (M, K), "B": (N, K), "C": (M, N)}[which]
+        proj = {"A": (1, lk.X, 1), "B": (lk.X, 1, 1), "C": (1, 1, lk.X)}[which]
+        tiler = (S(128), S(128), S(32))
+        blk = (g.r.randrange(-(-int(M) // 128)), g.r.randrange(-(-int(N) // 128)), 0)
+        tid = g.r.randrange(32 * int(lk.size(alay)))
+        L = lk.make_layout(shp, lk.compact_major(shp, "right"))
+        for T in (Data(L, "hbuf_"), Ident(shp)):
+            cxx = (f"make_tiled_mma({atom}{{}}, {cpp_layout(alay)}).get_slice(int({tid}))"
+                   f".partition_{which}(local_tile({T.cpp()}, {cpp_tiler(tiler)}, "
+                   f"{cpp_coord(blk)}, {cpp_step(proj)}))")
+
+            def py(T=T, atom=atom, alay=alay, tid=tid, which=which, tiler=tiler, blk=blk, proj=proj):
+                mma = lk.make_tiled_mma(atom, alay)
+                tile = lk.local_tile(T.py(), tiler, blk, proj)
+                return T.show_py(getattr(mma.get_slice(tid), f"partition_{which}")(tile))
+            add("tiled_mma", T.show_cpp(cxx), py,
+                f"{atom} {alay} thr {tid} partition_{which}({T} tile {py_text(blk)})")
     seen, out = set(), []
     for c in cases:
         if c.cpp not in seen:
@@ -616,7 +643,7 @@ def agrees(case, cpp, mine):
 
 OPS = ["basis", "make_identity_layout", "identity_eval", "basis_algebra", "make_identity_tensor",
        "identity_slice", "elem_less", "take", "group", "group_modes", "select", "local_tile", "local_tile_proj",
-       "local_partition", "local_partition_proj", "partition_errors", "tiled_copy"]
+       "local_partition", "local_partition_proj", "partition_errors", "tiled_copy", "tiled_mma"]
 
 
 @pytest.mark.parametrize("op", OPS)
