@@ -48,6 +48,7 @@ def maybe_static(rng, v):
 
 
 def prime_factors(n):
+    # the layout tests use the same generator (tests/layout_gen.py); a benchmark runs without tests/
     out, p = [], 2
     while n > 1:
         while n % p == 0:

@@ -7,7 +7,7 @@ _COMMANDS = {
     "layout": ("labkit.cli.layout_cmd", "print a layout as CuTe's print_layout table"),
     "verify": ("labkit.cli.verify", "check hardware (or the CPU twin) against labkit's model"),
     "bench": ("labkit.cli.bench", "benchmarks, e.g. `bench gemm`"),
-    "grade": ("labkit.cli.grade", "grade exercise notebooks or export zips (public + hidden tests)"),
+    "grade": ("labkit.cli.grade_cmd", "grade exercise notebooks or export zips (public + hidden tests)"),
 }
 
 

@@ -40,8 +40,11 @@ from pathlib import Path
 
 import numpy as np
 
-import labkit as lk
+from labkit._version import __version__
+from labkit.axe import m8n8_fragment_layout
+from labkit.banks import bank_conflicts, bank_conflicts_batch
 from labkit.errors import DeviceError, LayoutError
+from labkit.layout import Swizzle, composition, layout_offsets, make_layout, parse_layout, zipped_divide
 from labkit.sectors import SECTOR_BYTES, sector_count
 
 __all__ = [
@@ -137,7 +140,7 @@ def _backend(backend):
 
 
 def _layout(x, what="layout"):
-    lay = lk.parse_layout(x) if isinstance(x, str) else x
+    lay = parse_layout(x) if isinstance(x, str) else x
     if not (hasattr(lay, "shape") and hasattr(lay, "stride")):
         raise LayoutError(f"{what} must be a Layout or layout text such as '(64,64):(64,1)'; got {x!r}")
     shp, std = lay.shape, lay.stride
@@ -284,7 +287,7 @@ def layout_copy(layouts: dict, backend=None, reps: int = 20) -> Experiment:
 
 
 def _transpose_layouts(m, n):
-    return lk.make_layout((m, n), (n, 1)), lk.make_layout((n, m), (m, 1))
+    return make_layout((m, n), (n, 1)), make_layout((n, m), (m, 1))
 
 
 def _transpose_addresses(kind, m, n):
@@ -301,8 +304,8 @@ def _transpose_addresses(kind, m, n):
         writes = dst_t[jb, i].reshape(-1, 32)
         return 4 * reads, 4 * writes, None, None
     pitch = 32 + (kind == "tiled_padded")
-    zs = lk.zipped_divide(src_l, (32, 32))
-    zd = lk.zipped_divide(dst_l, (32, 32))
+    zs = zipped_divide(src_l, (32, 32))
+    zd = zipped_divide(dst_l, (32, 32))
     zs_off = np.asarray(zs.offsets()).reshape(m // 32, n // 32, 32, 32)   # [ti, tj, c, r] colex
     zd_off = np.asarray(zd.offsets()).reshape(n // 32, m // 32, 32, 32)
     rr = np.arange(32)[:, None]
@@ -331,8 +334,8 @@ def predict_transpose(m: int = 64, n: int = 64) -> dict:
         row = {"read sectors/request": sector_count(r, 4).mean_per_request,
                "write sectors/request": sector_count(w, 4).mean_per_request}
         if st is not None:
-            row["smem store wavefronts"] = float(lk.bank_conflicts_batch(st, 4).per_access.mean())
-            row["smem load wavefronts"] = float(lk.bank_conflicts_batch(ld, 4).per_access.mean())
+            row["smem store wavefronts"] = float(bank_conflicts_batch(st, 4).per_access.mean())
+            row["smem load wavefronts"] = float(bank_conflicts_batch(ld, 4).per_access.mean())
         else:
             row["smem store wavefronts"] = row["smem load wavefronts"] = 0.0
         out[kind] = row
@@ -380,7 +383,7 @@ def transpose(m: int | None = None, n: int | None = None, backend=None, reps: in
             row["counted read"] = sector_count(4 * req[:, :, 0], 4).mean_per_request
             row["counted write"] = sector_count(4 * req[:, :, 1], 4).mean_per_request
             if kind != "naive":
-                row["counted smem load wf"] = float(lk.bank_conflicts_batch(4 * req[:, :, 3], 4).per_access.mean())
+                row["counted smem load wf"] = float(bank_conflicts_batch(4 * req[:, :, 3], 4).per_access.mean())
             else:
                 row["counted smem load wf"] = 0.0
         rows.append(row)
@@ -408,7 +411,7 @@ def fragment(backend=None) -> Experiment:
     from labkit.cuda.kernels import trace_kernels as kt
 
     name, device = _backend(backend)
-    frag = lk.m8n8_fragment_layout()
+    frag = m8n8_fragment_layout()
     table = frag.table(replicas=False)
     img = np.arange(64, dtype=np.uint16)[None, :]                     # row r at offset 8r
     offsets = (8 * (np.arange(32) % 8))[None, :].astype(np.int32)     # lanes 0-7 give the rows
@@ -439,14 +442,14 @@ def bank_patterns() -> dict:
     """Chapter 5's patterns: lane ``l`` reads element ``(l, 0)`` (a column) of a 32-row fp32
     tile. ``{name: layout}``: rows of 1, 2, 4, 8, 16, 32 words (1, 2, 4, 8, 16, 32-way), 33
     words (padded) and 32 words through ``Swizzle<5,0,5>``."""
-    pats = {f"pitch {p}": lk.make_layout((32, p), (p, 1)) for p in (1, 2, 4, 8, 16, 32)}
-    pats["padded 33"] = lk.make_layout((32, 33), (33, 1))
-    pats["swizzled 32x32"] = lk.composition(lk.Swizzle(5, 0, 5), lk.make_layout((32, 32), (32, 1)))
+    pats = {f"pitch {p}": make_layout((32, p), (p, 1)) for p in (1, 2, 4, 8, 16, 32)}
+    pats["padded 33"] = make_layout((32, 33), (33, 1))
+    pats["swizzled 32x32"] = composition(Swizzle(5, 0, 5), make_layout((32, 32), (32, 1)))
     return pats
 
 
 def _pattern_words(layout):
-    return lk.layout_offsets(layout, [(lane, 0) for lane in range(32)]).astype(np.int64)
+    return layout_offsets(layout, [(lane, 0) for lane in range(32)]).astype(np.int64)
 
 
 def predict_banks() -> dict:
@@ -455,7 +458,7 @@ def predict_banks() -> dict:
     >>> predict_banks()["pitch 8"], predict_banks()["padded 33"]
     (8, 1)
     """
-    return {k: lk.bank_conflicts(4 * _pattern_words(v), 4).wavefronts for k, v in bank_patterns().items()}
+    return {k: bank_conflicts(4 * _pattern_words(v), 4).wavefronts for k, v in bank_patterns().items()}
 
 
 def bank_timing(backend=None, warps: int = 32, reps: int = 256, launches: int = 5) -> Experiment:
@@ -489,7 +492,7 @@ def bank_timing(backend=None, warps: int = 32, reps: int = 256, launches: int = 
         if name == "gpu":
             measured[key] = float(np.median(per_access))
         else:
-            row["counted wavefronts"] = lk.bank_conflicts(4 * read, 4).wavefronts
+            row["counted wavefronts"] = bank_conflicts(4 * read, 4).wavefronts
         rows.append(row)
     extra = {"warps": warps, "reps": reps, "unroll": exp_banks.UNROLL, "launches": launches}
     if name == "gpu":
@@ -519,7 +522,7 @@ def environment() -> dict:
 
     env = {"date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
            "python": platform.python_version(), "numpy": np.__version__, "numba": numba.__version__,
-           "labkit": lk.__version__}
+           "labkit": __version__}
     try:
         from importlib.metadata import version
 

@@ -21,7 +21,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "labkit"
 FLOORS = [
     ("labkit._version", 0), ("labkit._repository", 0), ("labkit.errors", 0), ("labkit.driver", 0),
     ("labkit.layout", 1),
-    ("labkit.axe", 2), ("labkit.banks", 2), ("labkit.swizzle_atoms", 2), ("labkit.swizzles", 2),
+    ("labkit.axe", 2), ("labkit.banks", 2), ("labkit.swizzle_atoms", 2),
     ("labkit.sectors", 2),
     ("labkit.atoms", 3),
     ("labkit.tiled", 4),
@@ -37,17 +37,8 @@ SIBLINGS = [("labkit.sim", "labkit.cuda")]
 
 # Imports that break the floors today, each with what must change. Nothing else may.
 KNOWN_UPWARD = {
-    # labkit.viz.html draws with the top-level package (lk.<name>); it should import the floors
-    # it uses (labkit.layout, labkit.tiled, labkit.banks ...) instead.
-    ("labkit.viz.html.path", "labkit"),
-    ("labkit.viz.html.stepper", "labkit"),
-    # The trace kernels' source printer and the widgets reach lk.<name> inside functions; they
-    # should import labkit.layout (print_layout, make_layout ...) and labkit.banks / labkit.
-    # swizzle_atoms directly.
-    ("labkit.cuda.kernels.trace_kernels", "labkit"),
-    ("labkit.widgets.explorers", "labkit"),
-    # The chapter experiments and the grader also reach lk.<name>; same change.
-    ("labkit.experiments", "labkit"),
+    # The grader imports the whole package once before it forks a child per submission, so every
+    # child starts with labkit loaded (the submissions import it); it uses no name from it.
     ("labkit.grading.grade", "labkit"),
 }
 KNOWN_CYCLES = {

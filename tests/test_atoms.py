@@ -104,6 +104,10 @@ def test_min_sm_and_ptx():
     assert lk.copy_atom("SM75_U32x4_LDSM_N").ptx == "ldmatrix.sync.aligned.m8n8.x4.shared.b16"
     assert lk.copy_atom("SM75_U16x8_LDSM_T").min_sm == 75
     assert lk.copy_atom("SM80_CP_ASYNC_CACHEALWAYS").min_sm == 80
+    # CuTe copy_sm90.hpp issues stmatrix (PTX ISA: sm_90); the registry writes the ISA's order
+    assert lk.copy_atom("SM90_U32x4_STSM_N").ptx == "stmatrix.sync.aligned.m8n8.x4.shared.b16"
+    assert lk.copy_atom("SM90_U16x8_STSM_T").ptx == "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16"
+    assert lk.copy_atom("SM90_U16x2_STSM_T").min_sm == 90
 
 
 # --- copy atoms: FACTS.md (CuTe traits; the recast column was cross-checked with CuTe DSL)
@@ -197,10 +201,12 @@ def test_recast_fragment_to_u32_low_high_halves():
 from labkit.atoms import instructions as isa  # noqa: E402
 
 # PTX ISA: ldmatrix needs sm_75; mma.m16n8k8 with .f16 inputs sm_75; m16n8k16 and every .bf16
-# form sm_80; cp.async sm_80.
+# form sm_80; cp.async sm_80; stmatrix sm_90.
 ISA_MIN_SM = {
     "ldmatrix_x1": 75, "ldmatrix_x2": 75, "ldmatrix_x4": 75,
     "ldmatrix_x1_trans": 75, "ldmatrix_x2_trans": 75, "ldmatrix_x4_trans": 75,
+    "stmatrix_x1": 90, "stmatrix_x2": 90, "stmatrix_x4": 90,
+    "stmatrix_x1_trans": 90, "stmatrix_x2_trans": 90, "stmatrix_x4_trans": 90,
     "mma_m16n8k8_f16f16f16f16": 75, "mma_m16n8k8_f32f16f16f32": 75, "mma_m16n8k8_f32bf16bf16f32": 80,
     "mma_m16n8k16_f16f16f16f16": 80, "mma_m16n8k16_f32f16f16f32": 80, "mma_m16n8k16_f32bf16bf16f32": 80,
     "cp_async_16": 80, "cp_async_cg_16": 80, "cp_async_commit_group": 80, "cp_async_wait_group": 80,
@@ -241,7 +247,7 @@ def test_one_error_for_unknown_or_unavailable_instructions():
     from labkit import sim
 
     calls = [lambda: lk.mma_atom("SM80_16x8x32_S32S8S8S32_TN"),
-             lambda: lk.copy_atom("SM90_U32x4_STSM_N"),
+             lambda: lk.copy_atom("SM90_U32x8_STSM_N"),          # stmatrix has no .x8
              lambda: sim.mma_spec("SM80_16x8x32_S32S8S8S32_TN"),
              lambda: ptx.min_sm("mma_m16n8k32_s32s8s8s32"),
              lambda: isa.instruction("ldmatrix_x4", kind="mma"),

@@ -37,6 +37,7 @@ import pytest
 
 import labkit as lk
 from labkit.layout.int_tuple import S
+from layout_gen import prime_factors
 
 # --------------------------------------------------------------------------- toolchain
 
@@ -246,14 +247,6 @@ def flat(x):
     return lk.flatten(x) if isinstance(x, tuple) else (x,)
 
 
-def prime_factors(n):
-    out, p = [], 2
-    while n > 1:
-        while n % p == 0:
-            out.append(p)
-            n //= p
-        p += 1
-    return out
 
 # --------------------------------------------------------------------------- cases
 

@@ -329,15 +329,12 @@ import json, time
 import numpy as np
 from labkit.cuda import simulate_sm
 from labkit.cuda.kernels import gemm, gemm_pipeline, gemm_tma
-from labkit.cuda.kernels import gemm_tensorcore as tc
 
-gemm_pipeline.CONFIGS["small"] = tc.TileConfig(bm=32, bn=32, bk=32, warps_m=1, warps_n=1, stages=3, group_m=2)
-gemm_tma.CONFIGS["small"] = tc.TileConfig(bm=32, bn=32, bk=64, warps_m=1, warps_n=1, stages=3, group_m=2,
-                                          loader="tma")
 cases = json.loads(__import__("sys").argv[1])
 out = []
 for step, M, N, K, acc, sm, config in cases:
-    opts = {"config": config} if config else {}
+    opts = {"config": {"pipeline": gemm_pipeline, "tma": gemm_tma}[step].SIMULATOR if config == "small"
+            else config} if config else {}
     t = time.time()
     with simulate_sm(sm):
         err, tol = gemm.check(step, M, N, K, acc=acc, seed=len(out), **opts)

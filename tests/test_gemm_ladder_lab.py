@@ -20,6 +20,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from labkit.cuda.kernels import gemm_pipeline, gemm_tma
+
 REPO = Path(__file__).resolve().parents[1]
 LAB = REPO / "notebooks" / "07_gemm_ladder.ipynb"
 PAGE = REPO / "book" / "06c_gemm_ladder.md"
@@ -108,12 +110,20 @@ def test_lab_checks_every_step_against_float64(lab):
         steps = STEPS[:-1]
     else:
         steps = STEPS
+    if backend == "cudasim":
+        # the simulator runs steps 5 and 6 at one warp's CTA tile (every thread runs in Python)
+        first = lines.pop(0)
+        assert first.startswith("on the simulator, steps 5 and 6 run with the CTA tiles ")
+        names = first.rsplit("tiles ", 1)[1].split(", ")
+        cfgs = [gemm_pipeline.CONFIGS[names[0]], gemm_tma.CONFIGS[names[1]]]
+        assert all((c.bm, c.bn, c.threads) == (32, 32, 32) for c in cfgs)
+        assert (cfgs[0].loader, cfgs[1].loader) == ("cp.async", "tma")
     found = [pattern.fullmatch(line).groups() for line in lines]
     accs = ("f32", "f16") if backend == "gpu" else ("f32",)
     assert [(s, a) for s, a, *_ in found] == [(s, a) for a in accs for s in steps]
     for step, acc, M, N, K, err, tol, verdict in found:
-        # tiles of 16x16 (naive), 64x64 (smem, mma, swizzle), 128x128 (pipeline): M and N are
-        # no multiple of any of them, so every check runs the edge code
+        # tiles of 16x16 (naive), 64x64 (smem, mma, swizzle), 128x128 or 32x32 (pipeline, tma): M
+        # and N are no multiple of any of them, so every check runs the edge code
         assert int(M) % 16 and int(N) % 16
         assert verdict == "ok" and float(err) <= float(tol), (step, acc, M, N, K, err, tol)
         assert 0 < float(err)                        # fp16 inputs: some rounding is always there

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 import labkit as lk
 from labkit.layout.int_tuple import as_static, flatten_tuple
+from layout_gen import prime_factors
 
 S = lk.S
 SETTINGS = settings(max_examples=120, deadline=None,
@@ -29,14 +30,6 @@ def vals(layout):
     return [int(layout(i)) for i in range(int(lk.size(layout)))]
 
 
-def prime_factors(n):
-    out, p = [], 2
-    while n > 1:
-        while n % p == 0:
-            out.append(p)
-            n //= p
-        p += 1
-    return out
 
 
 def maybe_static(draw, v, p=0.5):

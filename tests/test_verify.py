@@ -39,13 +39,33 @@ def test_verify_passes_on_the_cuda_simulator(cpu_run):
     assert "backend: cudasim" in out and "ALL PASS" in out
     for name in [*verify.LDMATRIX_ATOMS, *verify.MMA_ATOMS, "sgemm_sm80 CTA"]:
         assert name in out
-    assert out.count("| PASS ") == 14 and "FAIL" not in out
+    # stmatrix needs sm_90: the simulated device is the newest SM a check needs, so they run too
+    for variant, atom in verify.STMATRIX_ATOMS.items():
+        assert f"stmatrix {variant} {atom}" in out
+    assert "CUDA simulator (sm_90)" in out and "skipped" not in out
+    assert out.count("| PASS ") == 20 and "FAIL" not in out
 
 
 def test_verify_only_selects_checks():
     done = _cli("--n", "2", "--only", "x4.trans", simulated=True)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "ldmatrix x4.trans" in done.stdout and "SM80_16x8x16" not in done.stdout
+
+
+def test_verify_only_selects_a_stmatrix_atom_by_its_cute_name():
+    done = _cli("--n", "2", "--only", "SM90_U32x4_STSM_N", simulated=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "stmatrix x4 SM90_U32x4_STSM_N" in done.stdout and "1 checks" in done.stdout
+
+
+def test_verify_skips_stmatrix_on_an_older_simulated_sm():
+    env = dict(os.environ, LABKIT_SIMULATED_SM="80")
+    done = subprocess.run([sys.executable, "-m", "labkit", "verify", "--n", "2", "--only", "stmatrix x1"],
+                          cwd=REPO, env={**env, "NUMBA_ENABLE_CUDASIM": "1",
+                                         "PYTHONPATH": str(REPO) + os.pathsep + env.get("PYTHONPATH", "")},
+                          capture_output=True, text=True, timeout=600)
+    assert "skipped on this device: stmatrix x1 SM90_U32x1_STSM_N (needs sm_90)" in done.stdout
+    assert done.returncode == 1 and "NOTHING CHECKED" in done.stdout
 
 
 def test_verify_rejects_too_few_inputs():
@@ -72,6 +92,34 @@ def test_a_wrong_device_register_fails_the_ldmatrix_check():
     assert not r.ok
     failed = [name for name, ok, _ in r.items if not ok]
     assert failed == ["device == sim", "device == atom"]
+
+
+def test_a_wrong_shared_half_fails_the_stmatrix_check():
+    def honest(fn, variant, init, offsets, regs):
+        return {"smem": verify.sim_stmatrix(variant, init, offsets, regs)}
+
+    def broken(fn, variant, init, offsets, regs):
+        return _flip_one_bit(honest(fn, variant, init, offsets, regs), "smem")
+
+    assert verify.check_stmatrix("x4.trans", 4, np.random.default_rng(0), honest).ok
+    r = verify.check_stmatrix("x4.trans", 4, np.random.default_rng(0), broken)
+    assert not r.ok
+    assert [name for name, ok, _ in r.items if not ok] == ["device == sim", "device == atom"]
+
+
+def test_stmatrix_prediction_follows_the_ptx_isa():
+    # PTX ISA stmatrix (no .trans): lane t's register r goes to row t//4 of matrix r, elements
+    # 2*(t%4) (low half) and 2*(t%4)+1 (high half); lane 8r + i addresses row i of matrix r
+    rng = np.random.default_rng(1)
+    regs = rng.integers(0, 1 << 32, (1, 32, 2), dtype=np.uint32)
+    offsets = (8 * rng.permutation(64)[:32])[None]
+    init = np.zeros((1, 512), np.uint16)
+    out = verify.stmatrix_prediction("x2", init, offsets, regs)
+    for t in range(32):
+        for r in range(2):
+            row = offsets[0, 8 * r + t // 4] + 2 * (t % 4)
+            assert out[0, row] == regs[0, t, r] & 0xFFFF and out[0, row + 1] == regs[0, t, r] >> 16
+    assert np.count_nonzero(out) <= 2 * 8 * 8
 
 
 def test_a_wrong_accumulator_fails_the_mma_check():

@@ -3,9 +3,9 @@
 The traits describe a copy instruction with three TV layouts over abstract bit numbers:
 ``SrcLayout`` (which source thread provides which bits), ``DstLayout`` (which destination
 thread receives them) and ``RefLayout`` (the numbering the TiledCopy is built on; for
-ldmatrix it equals ``DstLayout``). ``Copy_Atom<Op, T>`` recasts them to elements of ``T``.
-The traits of ldmatrix and cp.async come from the instruction registry
-(:mod:`labkit.atoms.instructions`).
+ldmatrix it equals ``DstLayout``, for stmatrix ``SrcLayout``). ``Copy_Atom<Op, T>`` recasts
+them to elements of ``T``. The traits of ldmatrix, stmatrix and cp.async come from the
+instruction registry (:mod:`labkit.atoms.instructions`).
 
 >>> import labkit as lk
 >>> x4 = lk.copy_atom("SM75_U32x4_LDSM_N", "f16")
@@ -14,6 +14,11 @@ The traits of ldmatrix and cp.async come from the instruction registry
 (_32,(_2,_4)):(_2,(_1,_64))
 >>> x4.num_threads, x4.num_values
 (_32, _8)
+>>> st = lk.copy_atom("SM90_U32x4_STSM_N", "f16")       # ldmatrix's reverse: Src and Dst swap
+>>> print(st.layout_src, st.layout_dst, st.layout_ref, sep="\\n")
+(_32,(_2,_4)):(_2,(_1,_64))
+(_32,_8):(_8,_1)
+(_32,(_2,_4)):(_2,(_1,_64))
 """
 
 from __future__ import annotations
@@ -22,7 +27,7 @@ from dataclasses import dataclass
 
 from ..errors import InstructionError, LayoutError
 from ..layout import Layout, parse_layout, recast_layout, size
-from .instructions import CP_ASYNC, ELEMENT_BITS, LDMATRIX
+from .instructions import CP_ASYNC, ELEMENT_BITS, LDMATRIX, STMATRIX
 
 __all__ = ["CopyTraits", "CopyAtom", "copy_atom", "COPY_TRAITS"]
 
@@ -83,10 +88,13 @@ def _traits(name, thr, src, dst, ptx, min_sm, ref=None, instruction=""):
                       parse_layout(ref or dst), ptx, min_sm, instruction)
 
 
-# One Copy_Traits per CuTe atom name in the instruction registry (ldmatrix and cp.async).
-COPY_TRAITS = {i.atom: _traits(i.atom, "_32:_1" if i.kind == "ldmatrix" else "_1:_0", i.src_bits,
-                               i.dst_bits, i.ptx, i.min_sm, instruction=i.name)
-               for i in (*LDMATRIX.values(), *CP_ASYNC.values()) if i.atom}
+# One Copy_Traits per CuTe atom name in the instruction registry (ldmatrix, stmatrix, cp.async).
+# A warp-wide copy has ThrID _32:_1; RefLayout is DstLayout except for stmatrix (SrcLayout: the
+# registers, copy_traits_sm90.hpp).
+COPY_TRAITS = {i.atom: _traits(i.atom, "_1:_0" if i.kind == "cp.async" else "_32:_1", i.src_bits,
+                               i.dst_bits, i.ptx, i.min_sm,
+                               ref=i.src_bits if i.kind == "stmatrix" else None, instruction=i.name)
+               for i in (*LDMATRIX.values(), *STMATRIX.values(), *CP_ASYNC.values()) if i.atom}
 
 
 def _universal(bits):

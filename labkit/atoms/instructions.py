@@ -6,11 +6,13 @@ One table per instruction family, each entry a frozen record:
   the CuTe ``MMA_Traits`` TV layouts and the CuTe atom names that issue it),
 - :data:`LDMATRIX`: ``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16`` (matrix count,
   transpose, minimum SM, the CuTe ``Copy_Traits`` bit layouts and atom name),
+- :data:`STMATRIX`: ``stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16``, ldmatrix's
+  reverse (the same fields; CuTe's Src and Dst layouts swap),
 - :data:`CP_ASYNC`: ``cp.async`` 16-byte copies and their group fences,
 - :data:`ADDRESS`: ``cvta.to.shared`` (the shared address the others take).
 
 Each entry is keyed by its ``labkit.cuda.ptx`` name (``mma_m16n8k16_f32f16f16f32``,
-``ldmatrix_x4_trans``, ``cp_async_16``). :func:`instruction` finds an entry by that name or by a
+``ldmatrix_x4_trans``, ``stmatrix_x4``, ``cp_async_16``). :func:`instruction` finds an entry by that name or by a
 CuTe atom name; an unknown name, or one the SM cannot run (:func:`require_sm`), raises
 :class:`InstructionError`. Everything built on an instruction is keyed by these entries:
 ``labkit.atoms`` (``MMAAtom``, ``Copy_Traits``), ``labkit.sim`` (which keeps its own fragment
@@ -18,8 +20,9 @@ rules, written from the PTX ISA, as the independent model), ``labkit.cuda.ptx`` 
 intrinsics and their simulator twins) and ``python -m labkit verify``.
 
 Minimum SMs are the PTX ISA's "Target ISA notes": ldmatrix sm_75; mma m16n8k8 with f16 inputs
-sm_75, m16n8k16 and every bf16 form sm_80; cp.async sm_80. TV layouts are CuTe's
-(``include/cute/atom/mma_traits_sm80.hpp``, ``copy_traits_sm75.hpp``, ``copy_traits_sm80.hpp``).
+sm_75, m16n8k16 and every bf16 form sm_80; cp.async sm_80; stmatrix sm_90. TV layouts are CuTe's
+(``include/cute/atom/mma_traits_sm80.hpp``, ``copy_traits_sm75.hpp``, ``copy_traits_sm80.hpp``,
+``copy_traits_sm90.hpp``).
 
 >>> from labkit.atoms import instructions as isa
 >>> mma = isa.instruction("SM80_16x8x16_F32BF16BF16F32_TN")
@@ -29,6 +32,9 @@ sm_75, m16n8k16 and every bf16 form sm_80; cp.async sm_80. TV layouts are CuTe's
 (4, 2, 4)
 >>> isa.instruction("ldmatrix_x4_trans").atom
 'SM75_U16x8_LDSM_T'
+>>> st = isa.instruction("SM90_U32x4_STSM_N")
+>>> st.name, st.ptx, st.min_sm
+('stmatrix_x4', 'stmatrix.sync.aligned.m8n8.x4.shared.b16', 90)
 >>> isa.require_sm("cp_async_16", 75)
 Traceback (most recent call last):
   ...
@@ -42,8 +48,8 @@ from dataclasses import dataclass
 from ..errors import InstructionError
 
 __all__ = ["ELEMENT_BITS", "Instruction", "MmaInstruction", "LdmatrixInstruction",
-           "CpAsyncInstruction", "operand", "MMA", "LDMATRIX", "CP_ASYNC", "ADDRESS", "INSTRUCTIONS",
-           "instruction", "require_sm", "InstructionError"]
+           "StmatrixInstruction", "CpAsyncInstruction", "operand", "MMA", "LDMATRIX", "STMATRIX",
+           "CP_ASYNC", "ADDRESS", "INSTRUCTIONS", "instruction", "require_sm", "InstructionError"]
 
 ELEMENT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "u32": 32, "u16": 16, "u8": 8, "tf32": 32}
 """Bits of each element type an instruction names."""
@@ -54,7 +60,7 @@ WARP = 32
 @dataclass(frozen=True)
 class Instruction:
     """One PTX instruction: its ``labkit.cuda.ptx`` name, PTX text, minimum SM and family
-    (``kind``: ``"address"``, ``"ldmatrix"``, ``"mma"`` or ``"cp.async"``)."""
+    (``kind``: ``"address"``, ``"ldmatrix"``, ``"stmatrix"``, ``"mma"`` or ``"cp.async"``)."""
 
     name: str
     ptx: str
@@ -128,6 +134,20 @@ class MmaInstruction(Instruction):
 class LdmatrixInstruction(Instruction):
     """``ldmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16``: ``num`` 8x8 matrices of 16-bit
     elements; ``src_bits``/``dst_bits`` are CuTe's ``Copy_Traits`` TV layouts over bits."""
+
+    num: int = 0
+    trans: bool = False
+    atom: str = ""
+    src_bits: str = ""
+    dst_bits: str = ""
+
+
+@dataclass(frozen=True)
+class StmatrixInstruction(Instruction):
+    """``stmatrix.sync.aligned.m8n8.x{num}[.trans].shared.b16``: ``num`` 8x8 matrices of 16-bit
+    elements stored from one 32-bit register per matrix and lane; ``src_bits`` (the registers)
+    and ``dst_bits`` (the 8*num row addresses) are CuTe's ``Copy_Traits`` TV layouts over bits,
+    whose ``RefLayout`` is ``src_bits``."""
 
     num: int = 0
     trans: bool = False
@@ -215,6 +235,24 @@ LDMATRIX = {i.name: i for i in (_ldsm(num, trans) for trans in (False, True) for
 """The ldmatrix forms by ``labkit.cuda.ptx`` name."""
 
 
+# --- stmatrix --------------------------------------------------------------------------------
+# CuTe copy_traits_sm90.hpp: Copy_Traits<SM90_..._STSM_*> takes its SrcLayout (the registers)
+# from the matching LDSM's DstLayout and its DstLayout (the 8*num row addresses, 128 bits each)
+# from that LDSM's SrcLayout; RefLayout = SrcLayout. PTX ISA: stmatrix needs sm_90.
+def _stsm(num, trans):
+    suffix = ".trans" if trans else ""
+    return StmatrixInstruction(
+        name=f"stmatrix_x{num}" + ("_trans" if trans else ""),
+        ptx=f"stmatrix.sync.aligned.m8n8.x{num}{suffix}.shared.b16", min_sm=90, kind="stmatrix",
+        num=num, trans=trans,
+        atom=f"SM90_U16x{2 * num}_STSM_T" if trans else f"SM90_U32x{num}_STSM_N",
+        src_bits=(_LDSM_DST_T if trans else _LDSM_DST)[num], dst_bits=_LDSM_SRC[num])
+
+
+STMATRIX = {i.name: i for i in (_stsm(num, trans) for trans in (False, True) for num in (1, 2, 4))}
+"""The stmatrix forms by ``labkit.cuda.ptx`` name."""
+
+
 # --- cp.async --------------------------------------------------------------------------------
 # CuTe copy_traits_sm80.hpp: one thread moves 128 bits.
 def _cp(name, ptx, level="", atom=""):
@@ -235,16 +273,17 @@ CP_ASYNC = {i.name: i for i in (
 ADDRESS = {"smem_addr": Instruction("smem_addr", "cvta.to.shared.u64", 0, "address")}
 """Shared-address conversion (any GPU)."""
 
-INSTRUCTIONS = {**ADDRESS, **LDMATRIX, **MMA, **CP_ASYNC}
+INSTRUCTIONS = {**ADDRESS, **LDMATRIX, **STMATRIX, **MMA, **CP_ASYNC}
 """Every instruction by ``labkit.cuda.ptx`` name."""
 
 _BY_ATOM = {**{a: i for i in MMA.values() for a in i.atoms},
-            **{i.atom: i for i in (*LDMATRIX.values(), *CP_ASYNC.values()) if i.atom}}
+            **{i.atom: i for i in (*LDMATRIX.values(), *STMATRIX.values(), *CP_ASYNC.values()) if i.atom}}
 
 
 def instruction(name, kind: str | None = None) -> Instruction:
     """The registry entry called ``name``: a ``labkit.cuda.ptx`` name or a CuTe atom name
-    (an entry is returned as is). ``kind`` (``"mma"``, ``"ldmatrix"``, ...) restricts the family.
+    (an entry is returned as is). ``kind`` (``"mma"``, ``"ldmatrix"``, ``"stmatrix"``, ...)
+    restricts the family.
 
     >>> instruction("SM75_16x8x8_F32F16F16F32_TN").name
     'mma_m16n8k8_f32f16f16f32'

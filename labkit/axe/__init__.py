@@ -13,7 +13,7 @@ from .axes import HARDWARE_AXES, MEMORY_AXIS
 from .blockscaled import MXFP8, NVFP4, BlockScaledFormat, block_scaled_mma, decode_float
 from .convert import axe_from_cute, axe_from_tv
 from .iters import AxeIter
-from .layout import AxeLayout, parse_axe
+from .axe_layout import AxeLayout, parse_axe
 from .models import *  # noqa: F401,F403
 from .models import __all__ as _models_all
 

@@ -8,7 +8,7 @@ from math import prod
 from ..errors import LayoutError
 from .axes import _check_axis_name, _check_int
 from .iters import AxeIter
-from .layout import AxeLayout
+from .axe_layout import AxeLayout
 
 __all__ = ["axe_from_cute", "axe_from_tv"]
 

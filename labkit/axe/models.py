@@ -3,7 +3,7 @@
 from ..errors import LayoutError
 from .axes import HARDWARE_AXES, _check_int
 from .iters import AxeIter
-from .layout import AxeLayout
+from .axe_layout import AxeLayout
 
 __all__ = [
     "axe_tiled_layout",

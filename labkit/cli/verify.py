@@ -1,14 +1,16 @@
 """``python -m labkit verify``: the hardware (or its CPU twin) against labkit's two models.
 
-For every ldmatrix variant and every MMA atom, many independent warps run the real
+For every ldmatrix and stmatrix variant and every MMA atom, many independent warps run the real
 instruction (on a CUDA GPU, or under numba's CUDA simulator when there is none) and
 their registers are compared bit for bit with
 
 - labkit.sim, written from the PTX ISA's fragment rules, and
 - the prediction of the atom's CuTe TV layout (labkit.atoms): for ldmatrix, destination
   value ``(t, v)`` holds source element ``(s, j)`` with ``layout_src(s, j) ==
-  layout_dst(t, v)``; for MMA, register value ``(t, v)`` holds the matrix element at
-  ``layout_A/B/C(t, v)``.
+  layout_dst(t, v)``; for stmatrix, the reverse (shared element ``(s, j)`` of the row lane ``s``
+  addresses holds register value ``(t, v)`` with ``layout_dst(s, j) == layout_src(t, v)``,
+  every other byte keeps its value); for MMA, register value ``(t, v)`` holds the matrix
+  element at ``layout_A/B/C(t, v)``.
 
 MMA inputs: half of the warps get small integers (every sum exact, so D must match the
 float64 product bit for bit, and C is offset by 0.5 so no D is zero), half get normal
@@ -17,7 +19,12 @@ device's D bits equal labkit.sim's is reported, not required). A last check runs
 sgemm_sm80 CTA (cp.async, Swizzle<3,3,3>, ldmatrix.x4, 128 MMAs per k-block) against
 labkit.sim and ``A @ B.T``.
 
-A table ends the report; the exit status is 0 only if every check holds.
+A table ends the report; the exit status is 0 only if every check holds. A check needing a
+newer SM than the device's is skipped (stmatrix needs sm_90); under the CUDA simulator every
+check runs, the simulated device being the newest SM the checks need, unless
+``LABKIT_SIMULATED_SM`` sets it. ``--only`` matches part of a check's name, which holds the
+CuTe atom (``ldmatrix x4.trans SM75_U16x8_LDSM_T``, ``stmatrix x4 SM90_U32x4_STSM_N``,
+``SM80_16x8x16_F16F16F16F16_TN``, ``sgemm_sm80 CTA``).
 
 >>> import numpy as np
 >>> from labkit.cli import verify
@@ -25,6 +32,10 @@ A table ends the report; the exit status is 0 only if every check holds.
 >>> regs = verify.ldmatrix_prediction("x4", img, (8 * np.arange(32))[None])
 >>> [hex(int(r)) for r in regs[0, 0]]                   # lane 0: rows 0, 8, 16, 24, elements 0-1
 ['0x10000', '0x410040', '0x810080', '0xc100c0']
+>>> regs = np.arange(32 * 4, dtype=np.uint32).reshape(1, 32, 4) * 0x10001   # both halves 4t + r
+>>> out = verify.stmatrix_prediction("x4", np.zeros((1, 512), np.uint16), (8 * np.arange(32))[None], regs)
+>>> out[0, :8].tolist()                                # row 0 of matrix 0: lanes 0-3, register 0
+[0, 0, 4, 4, 8, 8, 12, 12]
 """
 
 from __future__ import annotations
@@ -42,24 +53,28 @@ import importlib.metadata as md
 import numpy as np
 
 from labkit.atoms import copy_atom, mma_atom
-from labkit.atoms.instructions import LDMATRIX, MMA, instruction
+from labkit.atoms.instructions import LDMATRIX, MMA, STMATRIX, instruction
 from labkit.driver import cuda_device_count
 from labkit.errors import DeviceError
 from labkit.layout import size
 from labkit.sim import fragment_trace as st
-from labkit.sim import from_bits, mma_spec, pack_fragment, to_bits, unpack_fragment
+from labkit.sim import SharedMemory, from_bits, mma_spec, pack_fragment, stmatrix, to_bits, unpack_fragment
 from labkit.sim import numbers as nb
 
 # numba (labkit.cuda, labkit.lab and the kernels) is imported inside the functions that need it:
 # main() first decides between the GPU and the CUDA simulator, which numba reads once, at import.
 
-__all__ = ["main", "MMA_ATOMS", "LDMATRIX_ATOMS", "ldmatrix_prediction", "mma_prediction"]
+__all__ = ["main", "MMA_ATOMS", "LDMATRIX_ATOMS", "STMATRIX_ATOMS", "ldmatrix_prediction",
+           "stmatrix_prediction", "mma_prediction"]
 
 MMA_ATOMS = tuple(atom for ins in MMA.values() for atom in ins.atoms)
 """The MMA atoms checked: every CuTe atom of the instruction registry."""
 
 LDMATRIX_ATOMS = {f"x{ins.num}" + (".trans" if ins.trans else ""): ins.atom for ins in LDMATRIX.values()}
 """ldmatrix variant -> CuTe copy atom, from the instruction registry."""
+
+STMATRIX_ATOMS = {f"x{ins.num}" + (".trans" if ins.trans else ""): ins.atom for ins in STMATRIX.values()}
+"""stmatrix variant -> CuTe copy atom, from the instruction registry."""
 
 REGION_ROWS = 64
 """Rows (of 16 bytes) of shared memory each warp's ldmatrix chooses its 8*num rows from."""
@@ -93,6 +108,35 @@ def ldmatrix_prediction(variant: str, images, offsets) -> np.ndarray:
     w = np.arange(img.shape[0])[:, None, None]
     vals = img[w, off[:, lane] + elem[None]].astype(np.uint32)        # (W, 32, values)
     return (vals[..., 0::2] | (vals[..., 1::2] << 16)).astype(np.uint32)
+
+
+def stmatrix_prediction(variant: str, init, offsets, regs) -> np.ndarray:
+    """Shared memory ``(W, region)`` that the copy atom's Src/Dst layouts predict after stmatrix
+    ``variant`` on ``init (W, region)`` (uint16) with row offsets ``offsets (W, 32)`` (elements)
+    and registers ``regs (W, 32, num)`` (uint32; value ``2r`` the low half of register ``r``,
+    ``2r + 1`` the high half)."""
+    atom = copy_atom(STMATRIX_ATOMS[variant], "f16")
+    src, dst = atom.layout_src, atom.layout_dst
+    n_src_v = int(size(src[1]))
+    n_dst_v = int(size(dst[1]))
+    s_tab = _tv_table(src, 32, n_src_v)
+    d_tab = _tv_table(dst, 32, n_dst_v)
+    value_of = {int(s_tab[t, v]): (t, v) for t in range(32) for v in range(n_src_v)}
+    r = np.asarray(regs, np.uint32)
+    vals = np.stack([r & 0xFFFF, r >> 16], axis=-1).reshape(r.shape[0], 32, -1).astype(np.uint16)
+    out = np.array(init, np.uint16, copy=True)
+    off = np.asarray(offsets, np.int64)
+    w = np.arange(out.shape[0])
+    done = set()
+    for s in range(32):                       # the lowest lane that addresses element e writes it
+        for j in range(n_dst_v):
+            e = int(d_tab[s, j])
+            if e in done:
+                continue
+            done.add(e)
+            t, v = value_of[e]
+            out[w, off[:, s] + j] = vals[:, t, v]
+    return out
 
 
 def mma_prediction(atom_name: str, operand: str, matrix_bits) -> np.ndarray:
@@ -144,7 +188,7 @@ def check_ldmatrix(variant, n, rng, run_device):
     from labkit.cuda.kernels import trace_kernels as kt
 
     num, trans = kt.parse_variant(variant)
-    res = Result(f"ldmatrix {variant}", instruction(LDMATRIX_ATOMS[variant]).ptx, n)
+    res = Result(f"ldmatrix {variant} {LDMATRIX_ATOMS[variant]}", instruction(LDMATRIX_ATOMS[variant]).ptx, n)
     images = rng.integers(0, 1 << 16, (n, REGION_ROWS * 8), dtype=np.uint16)
     rows = np.argsort(rng.random((n, REGION_ROWS)), axis=1)[:, :32]
     offsets = (8 * rows).astype(np.int32)
@@ -155,6 +199,40 @@ def check_ldmatrix(variant, n, rng, run_device):
     res.add("device == sim", _mismatch(dev, sim) == 0, f"{_mismatch(dev, sim)}/{words} words differ")
     res.add("device == atom", _mismatch(dev, pred) == 0, f"{_mismatch(dev, pred)}/{words} words differ")
     res.add("sim == atom", _mismatch(sim, pred) == 0, f"{_mismatch(sim, pred)}/{words} words differ")
+    return res
+
+
+def sim_stmatrix(variant, init, offsets, regs) -> np.ndarray:
+    """labkit.sim's stmatrix on ``W`` warps, each with its own shared memory ``init[w]``."""
+    num, trans = int(variant[1]), variant.endswith(".trans")
+    img = np.asarray(init, np.uint16)
+    W, count = img.shape
+    smem = SharedMemory(W * 2 * count)
+    smem.fill(0, img)
+    base = np.arange(W) * 2 * count
+    stmatrix(smem, base[:, None] + 2 * np.asarray(offsets, np.int64), regs, num, trans, warp=np.arange(W))
+    return smem.view(np.uint16).reshape(W, count).copy()
+
+
+def check_stmatrix(variant, n, rng, run_device):
+    from labkit.cuda.kernels import stmatrix_trace as kst
+
+    num = int(variant[1])
+    atom = STMATRIX_ATOMS[variant]
+    res = Result(f"stmatrix {variant} {atom}", instruction(atom).ptx, n)
+    init = rng.integers(0, 1 << 16, (n, REGION_ROWS * 8), dtype=np.uint16)
+    rows = np.argsort(rng.random((n, REGION_ROWS)), axis=1)[:, :32]
+    offsets = (8 * rows).astype(np.int32)
+    regs = rng.integers(0, 1 << 32, (n, 32, num), dtype=np.uint32)
+    dev = run_device(kst.run_stmatrix, variant, init, offsets, regs)["smem"]
+    sim = sim_stmatrix(variant, init, offsets, regs)
+    pred = stmatrix_prediction(variant, init, offsets, regs)
+    words = dev.size
+    res.add("device == sim", _mismatch(dev, sim) == 0, f"{_mismatch(dev, sim)}/{words} halves differ")
+    res.add("device == atom", _mismatch(dev, pred) == 0, f"{_mismatch(dev, pred)}/{words} halves differ")
+    res.add("sim == atom", _mismatch(sim, pred) == 0, f"{_mismatch(sim, pred)}/{words} halves differ")
+    written = int(np.count_nonzero(sim != init))
+    res.add("(info) halves changed", True, f"{written} of {8 * 8 * num * n} stored")
     return res
 
 
@@ -277,7 +355,7 @@ def _table(results):
         info = [f"{name}: {detail}" for name, ok, detail in r.items if ok and name.startswith("(info)")]
         rows.append((r.check, str(r.inputs), "PASS" if r.ok else "FAIL", f"{r.seconds:.2f}",
                      "; ".join(bad or info or [f"{len(r.items)} comparisons equal"])))
-    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head[:-1])]
+    widths = [max([len(h), *(len(row[i]) for row in rows)]) for i, h in enumerate(head[:-1])]
     fmt = " | ".join(f"{{:{w}}}" for w in widths) + " | {}"
     out = [fmt.format(*head), "-+-".join("-" * w for w in widths) + "-+-" + "-" * 7]
     out += [fmt.format(*row) for row in rows]
@@ -326,22 +404,34 @@ def main(argv=None) -> int:
         return 2
     n = args.n or (1024 if mode == "gpu" else 4)
     kbs = args.cta_k_blocks or (4 if mode == "gpu" else 1)
-    print("labkit verify: device registers vs labkit.sim vs the CuTe atoms' TV layouts")
-    for line in _header(mode):
-        print("  " + line)
     rng = np.random.default_rng(args.seed)
 
     def run_device(fn, *a):
         return fn(*a)
 
-    from labkit.cuda import device_sm
+    from labkit.cuda import device_sm, simulate_sm
 
-    sm = device_sm()
-    jobs = [(f"ldmatrix {v}", lambda v=v: check_ldmatrix(v, n, rng, run_device), instruction(a).min_sm)
+    jobs = [(f"ldmatrix {v} {a}", lambda v=v: check_ldmatrix(v, n, rng, run_device), instruction(a).min_sm)
             for v, a in LDMATRIX_ATOMS.items()]
+    jobs += [(f"stmatrix {v} {a}", lambda v=v: check_stmatrix(v, n, rng, run_device), instruction(a).min_sm)
+             for v, a in STMATRIX_ATOMS.items()]
     jobs += [(a, lambda a=a: check_mma(a, n, rng, run_device), instruction(a).min_sm) for a in MMA_ATOMS]
     cta_sm = max(instruction(i).min_sm for i in ("cp_async_16", "ldmatrix_x4", "mma_m16n8k16_f16f16f16f16"))
     jobs.append(("sgemm_sm80 CTA", lambda: check_cta(rng, run_device, kbs), cta_sm))
+    if mode == "cudasim" and not os.environ.get("LABKIT_SIMULATED_SM"):
+        # the simulator models any SM: let it be the newest one a check needs, so every check runs
+        with simulate_sm(max(need for _, _, need in jobs)):
+            return _run_jobs(args, jobs, n, mode)
+    return _run_jobs(args, jobs, n, mode)
+
+
+def _run_jobs(args, jobs, n, mode) -> int:
+    from labkit.cuda import device_sm
+
+    sm = device_sm()
+    print("labkit verify: device registers vs labkit.sim vs the CuTe atoms' TV layouts")
+    for line in _header(mode):
+        print("  " + line)
     results = []
     skipped = []
     t_all = time.perf_counter()
@@ -369,5 +459,6 @@ def main(argv=None) -> int:
         print("skipped on this device: " + ", ".join(skipped))
     checked = sum(r.inputs for r in results)
     failed = [r.check for r in results if not r.ok]
-    print(f"\n{len(results)} checks, {checked} inputs, {total:.1f} s: " + ("ALL PASS" if not failed else f"FAILED: {failed}"))
+    verdict = "ALL PASS" if results and not failed else (f"FAILED: {failed}" if failed else "NOTHING CHECKED")
+    print(f"\n{len(results)} checks, {checked} inputs, {total:.1f} s: " + verdict)
     return 0 if (results and not failed) else 1

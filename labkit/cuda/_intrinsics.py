@@ -2,7 +2,7 @@
 
 Each intrinsic types its arguments (registers are ``uint32``, f32 accumulators
 ``float32``; other integer and float arguments are converted) and lowers to one
-``llvmlite.ir.InlineAsm`` call. Memory-touching instructions (ldmatrix, cp.async)
+``llvmlite.ir.InlineAsm`` call. Memory-touching instructions (ldmatrix, stmatrix, cp.async)
 clobber ``memory`` so the compiler keeps them in program order with ordinary
 shared-memory loads and stores. One intrinsic is made per entry of the instruction registry
 (:mod:`labkit.atoms.instructions`), from its PTX text and register counts.
@@ -10,6 +10,8 @@ shared-memory loads and stores. One intrinsic is made per entry of the instructi
 >>> from labkit.cuda import _intrinsics
 >>> _intrinsics.ASM["ldmatrix_x4_trans"]
 'ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {$0, $1, $2, $3}, [$4];'
+>>> _intrinsics.ASM["stmatrix_x2"]
+'stmatrix.sync.aligned.m8n8.x2.shared.b16 [$0], {$1, $2};'
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from numba.core import cgutils
 from numba.core.errors import TypingError
 from numba.core.extending import intrinsic
 
-from labkit.atoms.instructions import CP_ASYNC, LDMATRIX, MMA
+from labkit.atoms.instructions import CP_ASYNC, LDMATRIX, MMA, STMATRIX
 
 _i32 = ir.IntType(32)
 _i64 = ir.IntType(64)
@@ -135,6 +137,41 @@ def _make_ldmatrix(ins):
 
 
 _bind(LDMATRIX, _make_ldmatrix)
+
+
+# ---------------------------------------------------------------------------------------------
+# stmatrix: ldmatrix's reverse, (addr, r0, ..., r{num-1}) -> nothing
+
+
+def _make_stmatrix(ins):
+    name, text, num = ins.name, ins.ptx, ins.num
+    ASM[name] = f"{text} [$0], {{{', '.join(f'${i + 1}' for i in range(num))}}};"
+    constraints = ",".join(["r"] * (num + 1) + ["~{memory}"])
+
+    def typer(typingctx, addr, *regs):
+        if not isinstance(addr, types.Integer):
+            raise TypingError(f"{name}: the address must be an integer (from smem_addr); got {addr}")
+        if len(regs) != num:
+            raise TypingError(f"{name} takes the address and {num} register(s); got {len(regs)} register(s)")
+        for i, t in enumerate(regs):
+            if not isinstance(t, types.Integer):
+                raise TypingError(f"{name}: register {i} must be an integer (a uint32 of two 16-bit halves); got {t}")
+        sig = types.void(*([types.uint32] * (num + 1)))
+
+        def codegen(context, builder, sig, args):
+            return _void_asm(context, builder, ASM[name], constraints, args, [_i32] * (num + 1))
+
+        return sig, codegen
+
+    # numba's @intrinsic needs a fixed argument list: build one with the right arity.
+    params = ", ".join(["addr"] + [f"r{i}" for i in range(num)])
+    scope = {"_typer": typer}
+    exec(f"def {name}(typingctx, {params}):\n    return _typer(typingctx, {params})\n", scope)
+    return _named_intrinsic(scope[name], name,
+                            f"``{text} [addr], {{r...}}``: store {num} matrices, one 32-bit register each.")
+
+
+_bind(STMATRIX, _make_stmatrix)
 
 
 # ---------------------------------------------------------------------------------------------

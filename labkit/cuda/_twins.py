@@ -5,7 +5,8 @@ thread. A warp-collective instruction (ldmatrix, mma.sync) is then a rendezvous 
 warp's lanes: each lane deposits its operands, the last lane to arrive computes every
 lane's result from the PTX ISA's fragment rules, and all lanes continue with their own
 part (the simulator has no shuffles, so the exchange goes through this shared slot and a
-warp barrier). As in PTX (``.sync.aligned``), every lane of the warp must execute the
+warp barrier; a collective store, stmatrix, has the last lane write every lane's registers to
+shared memory). As in PTX (``.sync.aligned``), every lane of the warp must execute the
 same instruction; a mismatch raises :class:`labkit.errors.DeviceError`. One twin is made per
 entry of the instruction registry (:mod:`labkit.atoms.instructions`); the fragment rules are the
 PTX ISA's, written here for the warp rendezvous.
@@ -37,7 +38,7 @@ import weakref
 
 import numpy as np
 
-from labkit.atoms.instructions import CP_ASYNC, LDMATRIX, MMA
+from labkit.atoms.instructions import CP_ASYNC, LDMATRIX, MMA, STMATRIX
 from labkit.errors import DeviceError
 
 WARP_SIZE = 32
@@ -291,6 +292,48 @@ def _bind(table, run, where=lambda ins: True):
 
 
 _bind(LDMATRIX, lambda ins, args: _ldmatrix(ins, *args))
+
+
+# ---------------------------------------------------------------------------------------------
+# stmatrix: PTX ISA, "Warp-level matrix store instruction: stmatrix" (ldmatrix's reverse).
+# Lanes 8i..8i+7 give the row addresses of matrix i (only the first 8*num lanes count); source
+# register i of every lane holds a piece of matrix i. Without .trans lane t stores row t//4,
+# columns 2*(t%4) (low half) and 2*(t%4)+1 (high half); with .trans (column-major) its low and
+# high halves go to column t//4 of rows 2*(t%4) and 2*(t%4)+1.
+
+
+def _stmatrix(ins, args):
+    num, trans = ins.num, ins.trans
+    name = f"stmatrix.x{num}" + (".trans" if trans else "")
+    if len(args) != num + 1:
+        raise DeviceError(f"{name} takes the row address and {num} register(s); got {len(args)} argument(s)")
+    addr = int(args[0])
+    regs = tuple(int(r) & 0xFFFFFFFF for r in args[1:])
+
+    def compute(lanes):
+        rows = []
+        for lane in range(8 * num):
+            a = int(lanes[lane][0])
+            if a % 16:
+                raise DeviceError(f"{name}: lane {lane} gave row address {a:#x}, which is not 16-byte aligned")
+            rows.append(_resolve(a, 16, name))
+        data = np.zeros((num, 8, 8), np.uint16)             # (matrix, row, column) as stored
+        for t in range(WARP_SIZE):
+            for i in range(num):
+                r = lanes[t][1][i]
+                for h, half in enumerate((r & 0xFFFF, r >> 16)):
+                    if trans:
+                        data[i, 2 * (t % 4) + h, t // 4] = half
+                    else:
+                        data[i, t // 4, 2 * (t % 4) + h] = half
+        for k, (root, off) in enumerate(rows):
+            _bytes_of(root)[off:off + 16] = data[k // 8, k % 8].view(np.uint8)
+        return [None] * WARP_SIZE
+
+    _collective(name, (addr, regs), compute)
+
+
+_bind(STMATRIX, _stmatrix)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -16,6 +16,8 @@ name                            PTX                                             
 smem_addr(array, index)         ``cvta.to.shared.u64`` of ``&array[index]``                 any
 ldmatrix_x1/x2/x4(addr)         ``ldmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16``          75
 ldmatrix_x1/x2/x4_trans(addr)   ``ldmatrix.sync.aligned.m8n8.x{1,2,4}.trans.shared.b16``    75
+stmatrix_x1/x2/x4(addr, r...)   ``stmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16``          90
+stmatrix_x1/x2/x4_trans(...)    ``stmatrix.sync.aligned.m8n8.x{1,2,4}.trans.shared.b16``    90
 mma_m16n8k8_f16f16f16f16        ``mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16``        75
 mma_m16n8k8_f32f16f16f32        ``mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32``        75
 mma_m16n8k8_f32bf16bf16f32      ``mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32``      80
@@ -32,19 +34,20 @@ cp_async_wait_all()             ``cp.async.wait_all``                           
 Operand order follows PTX: ``mma_m16n8k16_f16f16f16f16(a0, a1, a2, a3, b0, b1, c0, c1)``
 returns ``(d0, d1)``; the f32-accumulating forms take ``c0..c3`` and return four
 ``float32``; the m16n8k8 forms take ``a0, a1, b0``. ``ldmatrix_x1`` returns one
-``uint32``, ``x2``/``x4`` return tuples. Minimum SMs are the PTX ISA's "Target ISA
+``uint32``, ``x2``/``x4`` return tuples; ``stmatrix_x4(addr, r0, r1, r2, r3)`` stores four
+registers (one per matrix) and returns nothing. Minimum SMs are the PTX ISA's "Target ISA
 notes" (ldmatrix: sm_75; mma m16n8k8 f16: sm_75; m16n8k16 and every bf16 form: sm_80;
-cp.async: sm_80).
+cp.async: sm_80; stmatrix: sm_90).
 
 >>> from labkit.cuda import ptx
 >>> ptx.INSTRUCTIONS["mma_m16n8k16_f16f16f16f16"].min_sm
 80
->>> ptx.min_sm("ldmatrix_x4_trans"), ptx.min_sm(ptx.mma_m16n8k8_f32f16f16f32)
-(75, 75)
+>>> ptx.min_sm("ldmatrix_x4_trans"), ptx.min_sm(ptx.mma_m16n8k8_f32f16f16f32), ptx.min_sm(ptx.stmatrix_x4)
+(75, 75, 90)
 >>> print(ptx.INSTRUCTIONS["ldmatrix_x2"].ptx)
 ldmatrix.sync.aligned.m8n8.x2.shared.b16
 
-Alignment: ldmatrix rows and cp.async addresses must be 16-byte aligned. numba aligns a
+Alignment: ldmatrix and stmatrix rows and cp.async addresses must be 16-byte aligned. numba aligns a
 ``cuda.shared.array`` only to its element size (2 bytes for uint16), so on a GPU declare
 shared arrays with ``alignment=16`` (or more); the simulator rejects that argument and needs
 none. ``smem_addr`` and ``cp_async_16`` take an integer index into a 1-D array or a tuple of
@@ -81,6 +84,12 @@ __all__ = [
     "ldmatrix_x1_trans",
     "ldmatrix_x2_trans",
     "ldmatrix_x4_trans",
+    "stmatrix_x1",
+    "stmatrix_x2",
+    "stmatrix_x4",
+    "stmatrix_x1_trans",
+    "stmatrix_x2_trans",
+    "stmatrix_x4_trans",
     "mma_m16n8k8_f16f16f16f16",
     "mma_m16n8k8_f32f16f16f32",
     "mma_m16n8k8_f32bf16bf16f32",
@@ -122,6 +131,12 @@ ldmatrix_x4 = _impl.ldmatrix_x4
 ldmatrix_x1_trans = _impl.ldmatrix_x1_trans
 ldmatrix_x2_trans = _impl.ldmatrix_x2_trans
 ldmatrix_x4_trans = _impl.ldmatrix_x4_trans
+stmatrix_x1 = _impl.stmatrix_x1
+stmatrix_x2 = _impl.stmatrix_x2
+stmatrix_x4 = _impl.stmatrix_x4
+stmatrix_x1_trans = _impl.stmatrix_x1_trans
+stmatrix_x2_trans = _impl.stmatrix_x2_trans
+stmatrix_x4_trans = _impl.stmatrix_x4_trans
 mma_m16n8k8_f16f16f16f16 = _impl.mma_m16n8k8_f16f16f16f16
 mma_m16n8k8_f32f16f16f32 = _impl.mma_m16n8k8_f32f16f16f32
 mma_m16n8k8_f32bf16bf16f32 = _impl.mma_m16n8k8_f32bf16bf16f32

@@ -1,9 +1,10 @@
-"""A numpy model of one CTA's shared memory and warps: ldmatrix, mma.sync, cp.async.
+"""A numpy model of one CTA's shared memory and warps: ldmatrix, stmatrix, mma.sync, cp.async.
 
 Written from the PTX ISA (not from labkit.atoms), so comparing the two checks both:
 
 - :class:`SharedMemory`: bytes plus a bank-conflict account of every warp access.
 - :func:`ldmatrix`: ``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16``.
+- :func:`stmatrix`: ``stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16`` (sm_90), its reverse.
 - :func:`mma_sync`: ``mma.sync.aligned.m16n8k{8,16}.row.col`` with f16/bf16 inputs and
   f16/f32 accumulators (:class:`MmaSpec`, :func:`mma_spec`, :func:`fragment_coords`,
   :func:`pack_fragment`, :func:`unpack_fragment`).
@@ -24,6 +25,7 @@ from labkit.sim.ldmatrix import ldmatrix, ldmatrix_op
 from labkit.sim.mma_fragments import MMA_SPECS, MmaSpec, fragment_coords, mma_spec, mma_sync, pack_fragment, unpack_fragment
 from labkit.sim.numbers import from_bits, pack_pairs, to_bits, unpack_pairs
 from labkit.sim.smem import Access, SharedMemory
+from labkit.sim.stmatrix import stmatrix, stmatrix_op
 from labkit.sim.warp import Warp
 
 __all__ = [
@@ -31,6 +33,8 @@ __all__ = [
     "Access",
     "ldmatrix",
     "ldmatrix_op",
+    "stmatrix",
+    "stmatrix_op",
     "MmaSpec",
     "MMA_SPECS",
     "mma_spec",

@@ -14,6 +14,8 @@ from __future__ import annotations
 import ipywidgets as W
 
 from labkit.errors import LayoutError
+from labkit import layout as _layout
+from labkit.layout import cosize, make_layout, parse_layout, rank, size
 from labkit.widgets.base import Explorer
 
 __all__ = ["LayoutExplorer", "layout_explorer", "DivideProductPlayground", "divide_product_playground",
@@ -34,12 +36,11 @@ class LayoutExplorer(Explorer):
         self.update()
 
     def render(self):
-        import labkit as lk
         from labkit.viz import draw_layout
-        L = lk.parse_layout(self.text.value.strip())
+        L = parse_layout(self.text.value.strip())
         self.layout = L
         fig = draw_layout(L, color_by=self.color_by.value, element_bytes=self.element_bytes.value)
-        return fig, f"{L}: size {lk.size(L)}, cosize {lk.cosize(L)}"
+        return fig, f"{L}: size {size(L)}, cosize {cosize(L)}"
 
 
 def layout_explorer(text: str = "(4,8):(8,1)", **kw) -> LayoutExplorer:
@@ -53,11 +54,10 @@ OPERATIONS = ("logical_divide", "zipped_divide", "tiled_divide", "logical_produc
 
 def _parse_tiler(text: str):
     """A layout, or a per-mode tiler written as layouts separated by ``;`` (``2:1; 4:1``)."""
-    import labkit as lk
     parts = [p.strip() for p in text.split(";") if p.strip()]
     if not parts:
         raise LayoutError("tiler: empty; write a layout such as 2:1, or one per mode: 2:1; 4:1")
-    layouts = tuple(lk.parse_layout(p) for p in parts)
+    layouts = tuple(parse_layout(p) for p in parts)
     return layouts[0] if len(layouts) == 1 else layouts
 
 
@@ -74,18 +74,17 @@ class DivideProductPlayground(Explorer):
         self.update()
 
     def render(self):
-        import labkit as lk
         from labkit.viz import draw_layout
-        L = lk.parse_layout(self.layout_text.value.strip())
+        L = parse_layout(self.layout_text.value.strip())
         T = _parse_tiler(self.tiler_text.value)
         op = self.op.value
         if op not in OPERATIONS:
             raise LayoutError(f"operation must be one of {OPERATIONS}, got {op!r}")
         if op.endswith("product") and isinstance(T, tuple):
             raise LayoutError(f"{op}: the second operand is one layout (a block), not a per-mode tiler")
-        R = getattr(lk, op)(L, T)
+        R = getattr(_layout, op)(L, T)
         self.result = R
-        shown = R if lk.rank(R) <= 2 else lk.make_layout(R[0], lk.make_layout(*[R[i] for i in range(1, lk.rank(R))]))
+        shown = R if rank(R) <= 2 else make_layout(R[0], make_layout(*[R[i] for i in range(1, rank(R))]))
         fig = draw_layout(shown, title=f"{op}({L}, {self.tiler_text.value.strip()})")
         note = "" if shown is R else " (modes 1.. grouped into columns)"
         return fig, f"{op} = {R}{note}"

@@ -24,7 +24,7 @@ On sm_75 (no cp.async) the same tiles run with plain 16-byte loads and one stage
 
 from labkit.cuda.kernels import gemm_tensorcore as tc
 
-__all__ = ["STEP", "CONFIGS", "DEFAULT", "RULES", "launch", "source", "kernel_config"]
+__all__ = ["STEP", "CONFIGS", "DEFAULT", "SIMULATOR", "RULES", "launch", "source", "kernel_config"]
 
 STEP = "pipeline"
 #: named configurations (the bench can time several; ``DEFAULT`` is the ladder's step 5)
@@ -46,8 +46,12 @@ CONFIGS = {
     "128x256x64s3ca": tc.TileConfig(bm=128, bn=256, bk=64, warps_m=2, warps_n=4, stages=3, cache="ca"),
     "256x128x32s4ca": tc.TileConfig(bm=256, bn=128, bk=32, warps_m=4, warps_n=2, stages=4, cache="ca"),
     "128x128x32s4ca": tc.TileConfig(bm=128, bn=128, bk=32, warps_m=2, warps_n=2, stages=4, cache="ca"),
+    # one warp of 32x32: the same code at a size numba's CUDA simulator runs in seconds
+    "32x32x32s3ca": tc.TileConfig(bm=32, bn=32, bk=32, warps_m=1, warps_n=1, stages=3, group_m=2, cache="ca"),
 }
 DEFAULT = "128x128x64s3ca"
+#: the configuration lab 7 and the tests run under the CUDA simulator (one warp, 32x32x32, 3 stages)
+SIMULATOR = "32x32x32s3ca"
 RULES = tc.RULES
 
 

@@ -55,7 +55,8 @@ def _kernel(acc):
             for j in range(RN):
                 acc[i, j] = acc_t(0.0)
         for k0 in range(0, K, BK):
-            # consecutive threads read consecutive k of one row: coalesced
+            # consecutive threads read consecutive k of one row: coalesced. B (N x K) is staged
+            # exactly as A (M x K) is; the two loops stay written out so the kernel reads as one page
             for r in range(LOADS_A):
                 e = tid + r * NT
                 row = e // BK

@@ -380,11 +380,10 @@ def cta_plan() -> CtaPlan:
     (built with labkit.layout); gmem->smem: threads ``(16,8):(8,1)`` copy 8 halves each, rows
     ``t//8 + 16 r``; TiledMMA 2x2 warps (warp ``w`` at ``(w % 2, w // 2)``), tile 32x32x16.
     """
-    import labkit as lk
+    from labkit.layout import S, Swizzle, composition, make_layout, tile_to_shape
 
-    S = lk.S
-    inner = lk.make_layout((S(8), (S(8), S(8))), (S(8), (S(1), S(64))))
-    layout = lk.composition(lk.Swizzle(3, 3, 3), lk.tile_to_shape(inner, (S(128), S(64))))
+    inner = make_layout((S(8), (S(8), S(8))), (S(8), (S(1), S(64))))
+    layout = composition(Swizzle(3, 3, 3), tile_to_shape(inner, (S(128), S(64))))
     bm = bn = 128
     bk = 64
     table = np.array([[int(layout(r, c)) for c in range(bk)] for r in range(bm)], np.int64)

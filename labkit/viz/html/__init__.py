@@ -14,13 +14,13 @@ Click or hover over a cell: a panel gives its coordinates and related cells ligh
 from labkit.viz.html.atoms_browser import swizzle_atom_figure
 from labkit.viz.html.figure import HtmlFigure
 from labkit.viz.html.fragment import fragment_figure
-from labkit.viz.html.ldmatrix import ldmatrix_figure
-from labkit.viz.html.mesh import mesh_figure
-from labkit.viz.html.mma import mma_figure
+from labkit.viz.html.ldmatrix_figure import ldmatrix_figure
+from labkit.viz.html.mesh_figure import mesh_figure
+from labkit.viz.html.mma_figure import mma_figure
 from labkit.viz.html.path import path_figure
 from labkit.viz.html.stepper import bank_stepper_figure
 from labkit.viz.html.tiling import tiling_figure
-from labkit.viz.html.tmem import sfa_tmem_figure
+from labkit.viz.html.tmem_figure import sfa_tmem_figure
 from labkit.viz.html.xor import xor_swizzle_figure
 
 __all__ = ["HtmlFigure", "tiling_figure", "fragment_figure", "sfa_tmem_figure", "mesh_figure",

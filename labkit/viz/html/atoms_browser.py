@@ -18,11 +18,11 @@ ELEMENTS = ("fp8", "fp16", "fp32")
 
 
 def swizzle_atom_figure(elements=ELEMENTS, width: float = 680) -> HtmlFigure:
-    """Every ``labkit.swizzles.swizzle_atom(mode, element)`` (K-major, 8 rows x N bytes) drawn
+    """Every ``labkit.swizzle_atoms.swizzle_atom(mode, element)`` (K-major, 8 rows x N bytes) drawn
     at its physical positions; each element shows its logical column and is coloured by its
     logical 16-byte chunk, so the XOR permutation of chunks is visible row by row. Rows of
     more than 64 elements (fp8 in SWIZZLE_128B) are drawn one 16-byte chunk per cell."""
-    from labkit.swizzles import SWIZZLE_MODES, element_bits, swizzle_atom
+    from labkit.swizzle_atoms import SWIZZLE_MODES, element_bits, swizzle_atom
     fig = HtmlFigure("swizzle_atoms", title="Swizzle atoms by mode and element type",
                      alt="One swizzle atom of 8 rows at a time, for the chosen mode (INTERLEAVE, "
                          "SWIZZLE_32B, SWIZZLE_64B, SWIZZLE_128B) and element type; each element is "

@@ -20,10 +20,10 @@ __all__ = ["path_figure"]
 
 @functools.lru_cache(maxsize=4)
 def _paths(mma_name: str, copy: str):
-    import labkit as lk
-    mma = lk.make_tiled_mma(mma_name)
+    from labkit.tiled import make_tiled_mma, trace_element
+    mma = make_tiled_mma(mma_name)
     M, K = int(mma.tile_size(0)), int(mma.tile_size(2))
-    return M, K, {(m, k): lk.trace_element("A", (m, k), mma=mma, copy=copy) for m in range(M) for k in range(K)}
+    return M, K, {(m, k): trace_element("A", (m, k), mma=mma, copy=copy) for m in range(M) for k in range(K)}
 
 
 def path_figure(mma: str = "SM80_16x8x16_F16F16F16F16_TN", copy: str = "SM75_U32x4_LDSM_N") -> HtmlFigure:

@@ -38,19 +38,19 @@ def _cycle_of_lanes(result) -> dict[int, int]:
 
 def bank_stepper_figure(mode="SWIZZLE_128B") -> HtmlFigure:
     """Step through the read cycles of one logical column of 16-byte sectors in one atom of
-    swizzle ``mode`` (``labkit.swizzles.byte_swizzle``: 8 rows x the mode's row bytes).
+    swizzle ``mode`` (``labkit.swizzle_atoms.byte_swizzle``: 8 rows x the mode's row bytes).
 
     Controls: the layout (row-major or swizzled), the logical column, and the cycle.
     """
-    import labkit as lk
     from labkit.banks import bank_conflicts
-    from labkit.swizzles import byte_swizzle, swizzle_mode
+    from labkit.layout import composition, make_layout
+    from labkit.swizzle_atoms import byte_swizzle, swizzle_mode
     m = swizzle_mode(mode)
     swizzle, swizzle_name = byte_swizzle(m), m.name
     rows, row_bytes, sector = 8, 128, 16     # the XOR source is the 128-byte line: draw whole lines
     ncol = row_bytes // sector
-    plain = lk.make_layout((rows, ncol), (row_bytes, sector))          # byte address of sector (r, c)
-    layouts = [("row-major", plain), (swizzle_name, lk.composition(swizzle, plain))]
+    plain = make_layout((rows, ncol), (row_bytes, sector))          # byte address of sector (r, c)
+    layouts = [("row-major", plain), (swizzle_name, composition(swizzle, plain))]
     fig = HtmlFigure("bank_stepper", title=f"Reading one column of {sector} B sectors: "
                                            f"row-major vs {swizzle_name}",
                      alt=f"An atom of {rows} rows x {row_bytes} bytes drawn as {sector}-byte sectors over "

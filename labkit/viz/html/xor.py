@@ -19,12 +19,12 @@ __all__ = ["xor_swizzle_figure"]
 
 
 def xor_swizzle_figure() -> HtmlFigure:
-    """Two 8x8 tiles over 8 banks (``labkit.swizzles.xor_toy_layout``) (one word per bank per row): row-major and XOR
+    """Two 8x8 tiles over 8 banks (``labkit.swizzle_atoms.xor_toy_layout``) (one word per bank per row): row-major and XOR
     swizzled. Click a column index: its elements light up on both sides and the panel gives
     the banks each version reads and the cycles (wavefronts) the read takes. A second
     control renumbers the swizzled side as the PTX ISA's figure does (0-63)."""
     from labkit.banks import bank_conflicts
-    from labkit.swizzles import xor_toy_layout
+    from labkit.swizzle_atoms import xor_toy_layout
     plain = xor_toy_layout(swizzled=False)                        # row-major words: row*8 + col
     swz = xor_toy_layout(swizzled=True)                           # mapped_col = col XOR row
     n = int(plain.shape[0])

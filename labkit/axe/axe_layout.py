@@ -14,7 +14,7 @@ from .axes import (
     _check_int,
 )
 from .iters import AxeIter
-from .text import format_axe, read_axe
+from .syntax import format_axe, read_axe
 
 __all__ = ["AxeLayout", "parse_axe"]
 

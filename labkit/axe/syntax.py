@@ -1,7 +1,7 @@
 """The text form of Axe layouts: ``S[(shape):(strides)] + R[(shape):(strides)] + O[offsets]``.
 
 Pure syntax: :func:`read_axe` turns text into iters and offsets, :func:`format_axe` writes a
-layout's parts back. :mod:`labkit.axe.layout` builds on it (``AxeLayout(text)``, ``str``,
+layout's parts back. :mod:`labkit.axe.axe_layout` builds on it (``AxeLayout(text)``, ``str``,
 :func:`~labkit.axe.parse_axe`); this module knows nothing of the layout class.
 """
 
@@ -33,7 +33,7 @@ def format_axe(layout):
     One iter prints without parentheses; a bare stride is on axis ``m``.
 
     >>> import labkit as lk
-    >>> from labkit.axe.text import format_axe
+    >>> from labkit.axe.syntax import format_axe
     >>> format_axe(lk.AxeLayout([(2, 1, "gpuid_y"), (4, 8), (8, 1)], R=[(2, 1, "gpuid_x")]))
     'S[(2,4,8):(1@gpuid_y,8,1)] + R[2:1@gpuid_x]'
     """
