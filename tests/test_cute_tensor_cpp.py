@@ -377,6 +377,39 @@ def make_cases():
         expr("select", f"select<{','.join(map(str, sel))}>({cpp_layout(L)})",
              lambda L=L, sel=sel: lk.select(L, *sel), f"select<{sel}>({L})")
 
+    # -- zipped_product / tiled_product (and flat_product), by-mode tuple tilers included
+    bg = base.Gen(20261202)
+    for op in ("zipped_product", "tiled_product", "flat_product"):
+        for k in range(30):
+            B = bg.compact(max_size=32, holes=bg.r.random() < 0.3)
+            if k % 2 and len(B) > 1:
+                Tl = tuple(bg.compact(max_size=8) if bg.r.random() < 0.8 else lk._
+                           for _ in range(bg.r.randint(1, len(B))))
+            else:
+                Tl = bg.compact(max_size=16) if bg.r.random() < 0.6 else bg.any_layout(max_size=16)
+            expr("products", f"{op}({cpp_layout(B)}, {cpp_tiler(Tl)})",
+                 lambda B=B, Tl=Tl, op=op: getattr(lk, op)(B, Tl),
+                 f"{op}({B}, {base.py_tiler(Tl)})")
+
+    # -- inner_partition / outer_partition with a tiler and a coordinate (or a flat index)
+    for k in range(30):
+        L = g.gtensor_layout(2)
+        tiler = g.tiler(2)
+        for T in (Data(L), Ident(L.shape)):
+            if k % 2:
+                rest = rest_extents(L.shape, tiler)
+                coord = tuple(g.r.randrange(n) for n in rest) if k % 4 == 1 else \
+                    g.r.randrange(int(lk.size(rest)))
+                op = "inner_partition"
+            else:
+                sizes = [int(lk.size(t)) if isinstance(t, lk.Layout) else int(t) for t in tiler]
+                coord = tuple(g.r.randrange(n) for n in sizes) if k % 4 == 0 else \
+                    g.r.randrange(sizes[0] * sizes[1])
+                op = "outer_partition"
+            add("partitions", T.show_cpp(f"{op}({T.cpp()}, {cpp_tiler(tiler)}, {cpp_coord(coord)})"),
+                lambda T=T, t=tiler, c=coord, op=op: T.show_py(getattr(lk, op)(T.py(), t, c)),
+                f"{op}({T}, {base.py_tiler(tiler)}, {py_text(coord)})")
+
     # -- local_tile: data and identity tensors, ragged edges, coords with _ and flat indices
     def tensors(rank):
         L = g.gtensor_layout(rank)
@@ -642,7 +675,8 @@ def agrees(case, cpp, mine):
 
 
 OPS = ["basis", "make_identity_layout", "identity_eval", "basis_algebra", "make_identity_tensor",
-       "identity_slice", "elem_less", "take", "group", "group_modes", "select", "local_tile", "local_tile_proj",
+       "identity_slice", "elem_less", "take", "group", "group_modes", "select", "products",
+       "partitions", "local_tile", "local_tile_proj",
        "local_partition", "local_partition_proj", "partition_errors", "tiled_copy", "tiled_mma"]
 
 
