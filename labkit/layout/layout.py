@@ -288,7 +288,16 @@ def _no_basis(layout, what):
 def _via_ints(fn, layout, *args):
     """Run ``fn`` on ``layout`` with its basis strides encoded as integers, decode the result."""
     enc, slots = encode_stride(layout.stride)
-    r = fn(_mk(layout.shape, enc), *args)
+    try:
+        r = fn(_mk(layout.shape, enc), *args)
+    except LayoutError as e:        # name the basis strides, not their integer encoding
+        import re
+
+        def back(m):
+            t = m.group(0)
+            v = S(int(t[1:])) if t.startswith("_") else int(t)
+            return str(decode_stride(v, slots))
+        raise LayoutError(re.sub(r"_?-?\d{16,}", back, str(e))) from None
     return _decode_layout(r, slots)
 
 
