@@ -522,6 +522,19 @@ def make_cases():
                 return T.show_py(getattr(cp.get_slice(tid), part)(T.py()))
             add("tiled_copy", T.show_cpp(cxx), py,
                 f"Copy_Atom<UniversalCopy<{cop}>,{cty}> {thr} x {val} thr {tid} {part}({T})")
+    # bad input: fewer values per thread than the atom moves (C++'s static assertion)
+    for cop, cty, name, ety, val in (("uint128_t", "half_t", "UniversalCopy<u128>", "f16", (1, 4)),
+                                     ("uint64_t", "float", "UniversalCopy<u64>", "f32", (1, 1))):
+        thr = lk.make_layout((S(16), S(8)), (S(8), S(1)))
+        val = lk.make_layout(tuple(S(x) for x in val))
+        T = Ident((S(128), S(64)))
+        cxx = (f"make_tiled_copy(Copy_Atom<UniversalCopy<{cop}>, {cty}>{{}}, {cpp_layout(thr)}, "
+               f"{cpp_layout(val)}).get_slice(int(0)).partition_S({T.cpp()})")
+        add("tiled_copy", T.show_cpp(cxx),
+            lambda T=T, name=name, ety=ety, thr=thr, val=val: T.show_py(lk.make_tiled_copy(
+                lk.copy_atom(name, ety), thr, val).get_slice(0).partition_S(T.py())),
+            f"Copy_Atom<UniversalCopy<{cop}>,{cty}> {thr} x {val}: too few values")
+
     # -- TiledMMA partitions of a block's tile (the C accumulator's coordinates predicate its store)
     mmas = ["SM80_16x8x16_F16F16F16F16_TN", "SM80_16x8x8_F16F16F16F16_TN",
             "SM80_16x8x16_F32F16F16F32_TN"]
