@@ -713,6 +713,19 @@ def test_the_oracle_sees_every_outcome(oracle):
     assert kinds["ok"] > 0.8 * len(cases) and kinds["compile"] >= 5, kinds
 
 
+def test_parse_layout_reads_what_cpp_prints(oracle):
+    # every basis-strided layout C++ printed reads back into the layout labkit builds
+    cases, cpp = oracle
+    n = 0
+    for c in cases:
+        kind, text = cpp[c.cpp]
+        if c.op in ("make_identity_layout", "basis_algebra") and kind == "ok":
+            assert str(lk.parse_layout(text)) == text
+            assert lk.parse_layout(text) == lk.parse_layout(labkit_result(c)[1])
+            n += 1
+    assert n > 50
+
+
 def test_known_cpp_prints(oracle):
     # what CUTLASS 4.2's CuTe prints for the examples the book uses; labkit prints the same
     expected = {

@@ -29,6 +29,7 @@ CASES = [
     ("basis strides", lambda: lk.right_inverse(lk.make_identity_layout((4, 8)))),
     ("(4,8):(_1@0,_1@1) (coalesced) break CuTe's rule",
      lambda: lk.composition(lk.make_identity_layout((4, 8)), lk.make_layout(4, 0))),
+    ("is a stride, not an extent", lambda: lk.parse_layout("(2@1,4):(1,2)")),
     ("take: empty range error", lambda: lk.take(L, 2, 1)),
     ("take: range out of bounds", lambda: lk.take(L, 0, 4)),
     ("B <= E", lambda: lk.group_modes(L, 2, 1)),

@@ -376,7 +376,7 @@ def crd2idx(crd, shp, std):
     (10, 17)
     """
     check_int_tuple(shp, "crd2idx shape")
-    check_int_tuple(std, "crd2idx stride")
+    check_stride_tuple(std, "crd2idx stride")
     if not congruent(shp, std):
         raise LayoutError(f"crd2idx: shape {fmt(shp)} and stride {fmt(std)} must have the same "
                           "nesting (rank mismatch)")

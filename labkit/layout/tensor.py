@@ -235,7 +235,7 @@ def recast(tensor, dtype):
         raise LayoutError("recast: needs a Tensor with numpy storage")
     try:
         new = np.dtype(dtype)
-    except TypeError:
+    except (TypeError, ValueError, SyntaxError):    # numpy parses strings: '0:' or '01'
         raise LayoutError(f"recast: {dtype!r} is not a numpy element type") from None
     if new.itemsize == 0 or new.hasobject or new.fields is not None:
         raise LayoutError(f"recast: {new} is not a fixed-width scalar element type")
