@@ -319,7 +319,9 @@ def _as_layout(x, what="layout"):
 def size(x, mode=None):
     """Number of coordinates (product of the shape); ``size(L, i)`` of mode ``i``."""
     if mode is not None:
-        return size(_as_layout(x)[mode])
+        if not isinstance(x, Layout) and isinstance(getattr(x, "layout", None), Layout):
+            x = x.layout                        # a Tensor: size<I>(tensor)
+        return size(_as_layout(x, "size")[mode])
     if isinstance(x, Layout):
         return product(x.shape)
     if hasattr(x, "layout") and not callable(getattr(x, "layout")):
