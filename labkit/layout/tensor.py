@@ -222,7 +222,11 @@ def make_fragment(layout, dtype=None):
     (8, dtype('float16'))
     """
     n = int(cosize(layout))
-    return Tensor(np.zeros(n, dtype=np.float16 if dtype is None else dtype), layout, 0)
+    try:
+        dt = np.dtype(np.float16 if dtype is None else dtype)
+    except (TypeError, ValueError, SyntaxError):
+        raise LayoutError(f"make_fragment: dtype {dtype!r} is not a numpy element type") from None
+    return Tensor(np.zeros(n, dtype=dt), layout, 0)
 
 
 def recast(tensor, dtype):

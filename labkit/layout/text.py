@@ -17,7 +17,7 @@ import re
 
 from ..errors import LayoutError
 from .int_tuple import S
-from .basis import ScaledBasis
+from .basis import ScaledBasis, has_basis
 from .layout import Layout, size, cosize, append
 from .swizzle import Swizzle, ComposedLayout
 
@@ -124,6 +124,9 @@ def layout_table(layout):
 def _as_2d(layout):
     if not isinstance(layout, (Layout, ComposedLayout)):
         raise LayoutError(f"print_layout: expected a layout, got {layout!r}")
+    if isinstance(layout, Layout) and has_basis(layout.stride):
+        raise LayoutError(f"print_layout: layout {layout} has basis strides: its values are "
+                          "coordinates, not offsets (CuTe's print_layout prints integers)")
     if len(layout) == 1 and isinstance(layout, Layout):
         return append(layout if isinstance(layout.shape, tuple) else Layout((layout.shape,),
                                                                            (layout.stride,)),
