@@ -23,13 +23,16 @@ from __future__ import annotations
 from ._np import np
 
 from ..errors import LayoutError
-from .int_tuple import S, is_int, fmt, is_static
-from .layout import Layout, _crd2idx, size, cosize, coalesce, _check_coord, _cfmt
+from .int_tuple import S, is_int, fmt, is_static, check_int_tuple
+from .layout import (
+    Layout, _crd2idx, size, cosize, coalesce, _check_coord, _cfmt, make_identity_layout,
+)
 from .swizzle import ComposedLayout, Swizzle, swizzle_strides
 from .algebra import Underscore, recast_layout
-from .basis import ArithTuple, ScaledBasis
+from .basis import ArithTuple, ScaledBasis, make_basis_like, as_arithmetic_tuple
 
-__all__ = ["Tensor", "make_tensor", "make_fragment", "recast", "slice_layout"]
+__all__ = ["Tensor", "make_tensor", "make_fragment", "recast", "slice_layout",
+           "make_identity_tensor"]
 
 
 def _is_slice(c):
@@ -270,9 +273,6 @@ def make_identity_tensor(shape):
     >>> print(cI(5), cI(2, 3), lk.elem_less(cI(2, 3), (3, 3)))
     (1,1) (2,3) False
     """
-    from .layout import make_identity_layout
-    from .basis import make_basis_like, as_arithmetic_tuple
-    from .int_tuple import check_int_tuple
     check_int_tuple(shape, "make_identity_tensor: shape")
     layout = make_identity_layout(shape)
     # CuTe: the iterator starts at the coprofile of the layout, a _0 for every coordinate
