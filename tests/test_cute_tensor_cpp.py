@@ -311,6 +311,22 @@ def make_cases():
         op = g.r.choice(["zipped_divide", "tiled_divide", "flat_divide", "logical_divide"])
         expr("basis_algebra", f"{op}({cxx}, {cpp_tiler(T)})",
              lambda L=L, T=T, op=op: getattr(lk, op)(L, T), f"{op}({L}, {base.py_tiler(T)})")
+    cg = Gen(20261203)        # strides on one axis that chain (they merge) or not
+    for _ in range(24):
+        leaves, run = [], {}
+        for _ in range(cg.r.randint(2, 4)):
+            ax = cg.r.randrange(2)
+            e = cg.i(cg.r.choice([2, 3, 4]), 0.7)
+            d = run.get(ax, 1) * (1 if cg.r.random() < 0.8 else 2)
+            leaves.append((e, lk.E(ax) * (S(d) if cg.r.random() < 0.8 else d)))
+            run[ax] = d * int(e)
+        L = lk.make_layout(tuple(x for x, _d in leaves), tuple(d for _x, d in leaves))
+        cstr = "make_stride(" + ", ".join(
+            f"E<{d.index[0]}>{{}} * {cpp_int(d.value)}" for _x, d in leaves) + ")"
+        cxx = f"make_layout({cpp_tuple(L.shape, 'make_shape')}, {cstr})"
+        expr("basis_algebra", f"{cxx}", lambda L=L: L, f"make_layout({L})")
+        expr("basis_algebra", f"coalesce({cxx})", lambda L=L: lk.coalesce(L), f"coalesce({L})")
+        expr("basis_algebra", f"filter({cxx})", lambda L=L: lk.filter(L), f"filter({L})")
     for op in ("logical_product", "complement", "right_inverse", "left_inverse"):
         for shp in ((S(4), S(8)), (4, 8)):
             L = lk.make_identity_layout(shp)
