@@ -2,8 +2,9 @@
 
 Basis strides (``E<i>``, ``ScaledBasis``, ``ArithmeticTuple``), ``make_identity_layout``,
 ``make_identity_tensor``, ``elem_less``, ``take``/``group``/``select``, ``local_tile`` and
-``local_partition`` (with ``Step<..., X, ...>`` projections) and ``make_tiled_copy`` with
-``UniversalCopy`` atoms, on data tensors and on identity tensors, ragged edges included.
+``local_partition`` (with ``Step<..., X, ...>`` projections), ``make_tiled_copy`` with
+``UniversalCopy`` atoms and ``TiledMMA`` partitions, on data tensors and on identity tensors,
+ragged edges included.
 
 The machinery is the one of ``test_cute_cpp.py`` (g++ on the CPU with CUTLASS's headers from
 the ``nvidia-cutlass`` wheel, one forked child per case, static assertions read from g++'s
@@ -44,6 +45,7 @@ CHUNK = 60
 CACHE_VERSION = b"1"
 HEADERS = """#include <cute/tensor.hpp>
 #include <cute/atom/copy_atom.hpp>
+#include <cute/atom/mma_atom.hpp>
 #include <cstdio>
 #include <unistd.h>
 #include <sys/wait.h>
@@ -299,6 +301,43 @@ def make_cases():
         expr("basis_algebra", f"{op}({cxx}, {cpp_tiler(T)})",
              lambda L=L, T=T, op=op: getattr(lk, op)(L, T), f"{op}({L}, {base.py_tiler(T)})")
 
+    for _ in range(40):       # basis layouts of a GEMM's shapes: divide, then slice a tile
+        shp = tuple(g.i(g.extent(), 0.3) for _ in range(g.r.randint(1, 3)))
+        L = lk.make_identity_layout(shp)
+        cxx = f"make_identity_layout({cpp_tuple(shp, 'make_shape')})"
+        T = tuple(S(g.r.choice([4, 16, 32, 128])) if g.r.random() < 0.8 else
+                  lk.make_layout(S(g.r.choice([4, 8])), S(g.r.choice([1, 2, 3])))
+                  for _ in range(g.r.randint(1, len(shp))))
+        op = g.r.choice(["zipped_divide", "tiled_divide", "flat_divide", "logical_divide"])
+        expr("basis_algebra", f"{op}({cxx}, {cpp_tiler(T)})",
+             lambda L=L, T=T, op=op: getattr(lk, op)(L, T), f"{op}({L}, {base.py_tiler(T)})")
+    cg = Gen(20261203)        # strides on one axis that chain (they merge) or not
+    for _ in range(24):
+        leaves, run = [], {}
+        for _ in range(cg.r.randint(2, 4)):
+            ax = cg.r.randrange(2)
+            e = cg.i(cg.r.choice([2, 3, 4]), 0.7)
+            d = run.get(ax, 1) * (1 if cg.r.random() < 0.8 else 2)
+            leaves.append((e, lk.E(ax) * (S(d) if cg.r.random() < 0.8 else d)))
+            run[ax] = d * int(e)
+        L = lk.make_layout(tuple(x for x, _d in leaves), tuple(d for _x, d in leaves))
+        cstr = "make_stride(" + ", ".join(
+            f"E<{d.index[0]}>{{}} * {cpp_int(d.value)}" for _x, d in leaves) + ")"
+        cxx = f"make_layout({cpp_tuple(L.shape, 'make_shape')}, {cstr})"
+        expr("basis_algebra", f"{cxx}", lambda L=L: L, f"make_layout({L})")
+        expr("basis_algebra", f"coalesce({cxx})", lambda L=L: lk.coalesce(L), f"coalesce({L})")
+        expr("basis_algebra", f"filter({cxx})", lambda L=L: lk.filter(L), f"filter({L})")
+    for op in ("logical_product", "complement", "right_inverse", "left_inverse"):
+        for shp in ((S(4), S(8)), (4, 8)):
+            L = lk.make_identity_layout(shp)
+            cxx = f"make_identity_layout({cpp_tuple(shp, 'make_shape')})"
+            if op == "logical_product":
+                expr("basis_algebra", f"{op}({cxx}, make_layout(Int<2>{{}}))",
+                     lambda L=L: lk.logical_product(L, lk.make_layout(S(2))), f"{op}({L}, _2)")
+            else:
+                expr("basis_algebra", f"{op}({cxx})", lambda L=L, op=op: getattr(lk, op)(L),
+                     f"{op}({L})")
+
     # -- make_identity_tensor: the tensor, its values, elem_less
     for k in range(20):
         shp = rand_shape(nested=k % 3 == 2)
@@ -308,6 +347,17 @@ def make_cases():
         for i in sorted({0, n - 1, g.r.randrange(n)}):
             expr("identity_eval", f"{T.cpp()}(int({i}))", lambda T=T, i=i: T.py()(i),
                  f"{T}({i})")
+    for k in range(30):       # slices of an identity tensor keep counting from the cut
+        shp = (g.i(g.r.choice([4, 12, 100])), g.i(g.r.choice([8, 9, 64])))
+        if k % 3 == 2:
+            shp = ((g.i(2), g.i(g.r.choice([3, 4]))), shp[1])
+        T = Ident(shp)
+        a = g.r.randrange(int(lk.size(shp[0])))
+        b = g.r.randrange(int(lk.size(shp[1])))
+        crd = g.r.choice([(lk._, b), (a, lk._)]) if k % 3 != 2 else \
+            g.r.choice([((lk._, g.r.randrange(int(shp[0][1]))), b), ((1, lk._), lk._)])
+        add("identity_slice", T.show_cpp(f"{T.cpp()}({cpp_coord(crd)})"),
+            lambda T=T, crd=crd: T.show_py(T.py()(crd)), f"{T}({py_text(crd)})")
     for _ in range(30):
         a = tuple(g.i(g.r.randrange(0, 10)) for _ in range(g.r.randint(1, 3)))
         b = tuple(g.i(g.r.randrange(1, 10)) for _ in range(g.r.randint(1, 3)))
@@ -342,6 +392,39 @@ def make_cases():
         sel = [g.r.randrange(R) for _ in range(g.r.randint(1, 3))]
         expr("select", f"select<{','.join(map(str, sel))}>({cpp_layout(L)})",
              lambda L=L, sel=sel: lk.select(L, *sel), f"select<{sel}>({L})")
+
+    # -- zipped_product / tiled_product (and flat_product), by-mode tuple tilers included
+    bg = base.Gen(20261202)
+    for op in ("zipped_product", "tiled_product", "flat_product"):
+        for k in range(30):
+            B = bg.compact(max_size=32, holes=bg.r.random() < 0.3)
+            if k % 2 and len(B) > 1:
+                Tl = tuple(bg.compact(max_size=8) if bg.r.random() < 0.8 else lk._
+                           for _ in range(bg.r.randint(1, len(B))))
+            else:
+                Tl = bg.compact(max_size=16) if bg.r.random() < 0.6 else bg.any_layout(max_size=16)
+            expr("products", f"{op}({cpp_layout(B)}, {cpp_tiler(Tl)})",
+                 lambda B=B, Tl=Tl, op=op: getattr(lk, op)(B, Tl),
+                 f"{op}({B}, {base.py_tiler(Tl)})")
+
+    # -- inner_partition / outer_partition with a tiler and a coordinate (or a flat index)
+    for k in range(30):
+        L = g.gtensor_layout(2)
+        tiler = g.tiler(2)
+        for T in (Data(L), Ident(L.shape)):
+            if k % 2:
+                rest = rest_extents(L.shape, tiler)
+                coord = tuple(g.r.randrange(n) for n in rest) if k % 4 == 1 else \
+                    g.r.randrange(int(lk.size(rest)))
+                op = "inner_partition"
+            else:
+                sizes = [int(lk.size(t)) if isinstance(t, lk.Layout) else int(t) for t in tiler]
+                coord = tuple(g.r.randrange(n) for n in sizes) if k % 4 == 0 else \
+                    g.r.randrange(sizes[0] * sizes[1])
+                op = "outer_partition"
+            add("partitions", T.show_cpp(f"{op}({T.cpp()}, {cpp_tiler(tiler)}, {cpp_coord(coord)})"),
+                lambda T=T, t=tiler, c=coord, op=op: T.show_py(getattr(lk, op)(T.py(), t, c)),
+                f"{op}({T}, {base.py_tiler(tiler)}, {py_text(coord)})")
 
     # -- local_tile: data and identity tensors, ragged edges, coords with _ and flat indices
     def tensors(rank):
@@ -455,6 +538,44 @@ def make_cases():
                 return T.show_py(getattr(cp.get_slice(tid), part)(T.py()))
             add("tiled_copy", T.show_cpp(cxx), py,
                 f"Copy_Atom<UniversalCopy<{cop}>,{cty}> {thr} x {val} thr {tid} {part}({T})")
+    # bad input: fewer values per thread than the atom moves (C++'s static assertion)
+    for cop, cty, name, ety, val in (("uint128_t", "half_t", "UniversalCopy<u128>", "f16", (1, 4)),
+                                     ("uint64_t", "float", "UniversalCopy<u64>", "f32", (1, 1))):
+        thr = lk.make_layout((S(16), S(8)), (S(8), S(1)))
+        val = lk.make_layout(tuple(S(x) for x in val))
+        T = Ident((S(128), S(64)))
+        cxx = (f"make_tiled_copy(Copy_Atom<UniversalCopy<{cop}>, {cty}>{{}}, {cpp_layout(thr)}, "
+               f"{cpp_layout(val)}).get_slice(int(0)).partition_S({T.cpp()})")
+        add("tiled_copy", T.show_cpp(cxx),
+            lambda T=T, name=name, ety=ety, thr=thr, val=val: T.show_py(lk.make_tiled_copy(
+                lk.copy_atom(name, ety), thr, val).get_slice(0).partition_S(T.py())),
+            f"Copy_Atom<UniversalCopy<{cop}>,{cty}> {thr} x {val}: too few values")
+
+    # -- TiledMMA partitions of a block's tile (the C accumulator's coordinates predicate its store)
+    mmas = ["SM80_16x8x16_F16F16F16F16_TN", "SM80_16x8x8_F16F16F16F16_TN",
+            "SM80_16x8x16_F32F16F16F32_TN"]
+    for k in range(24):
+        atom = mmas[k % len(mmas)]
+        alay = lk.make_layout(g.r.choice([(S(2), S(2)), (S(4), S(1)), (S(1), S(1)), (S(2), S(4))]))
+        which = "ABC"[k % 3]
+        M, N, K = (g.i(g.extent(), 0.3) for _ in range(3))
+        shp = {"A": (M, K), "B": (N, K), "C": (M, N)}[which]
+        proj = {"A": (1, lk.X, 1), "B": (lk.X, 1, 1), "C": (1, 1, lk.X)}[which]
+        tiler = (S(128), S(128), S(32))
+        blk = (g.r.randrange(-(-int(M) // 128)), g.r.randrange(-(-int(N) // 128)), 0)
+        tid = g.r.randrange(32 * int(lk.size(alay)))
+        L = lk.make_layout(shp, lk.compact_major(shp, "right"))
+        for T in (Data(L, "hbuf_"), Ident(shp)):
+            cxx = (f"make_tiled_mma({atom}{{}}, {cpp_layout(alay)}).get_slice(int({tid}))"
+                   f".partition_{which}(local_tile({T.cpp()}, {cpp_tiler(tiler)}, "
+                   f"{cpp_coord(blk)}, {cpp_step(proj)}))")
+
+            def py(T=T, atom=atom, alay=alay, tid=tid, which=which, tiler=tiler, blk=blk, proj=proj):
+                mma = lk.make_tiled_mma(atom, alay)
+                tile = lk.local_tile(T.py(), tiler, blk, proj)
+                return T.show_py(getattr(mma.get_slice(tid), f"partition_{which}")(tile))
+            add("tiled_mma", T.show_cpp(cxx), py,
+                f"{atom} {alay} thr {tid} partition_{which}({T} tile {py_text(blk)})")
     seen, out = set(), []
     for c in cases:
         if c.cpp not in seen:
@@ -583,8 +704,9 @@ def agrees(case, cpp, mine):
 
 
 OPS = ["basis", "make_identity_layout", "identity_eval", "basis_algebra", "make_identity_tensor",
-       "elem_less", "take", "group", "group_modes", "select", "local_tile", "local_tile_proj",
-       "local_partition", "local_partition_proj", "partition_errors", "tiled_copy"]
+       "identity_slice", "elem_less", "take", "group", "group_modes", "select", "products",
+       "partitions", "local_tile", "local_tile_proj",
+       "local_partition", "local_partition_proj", "partition_errors", "tiled_copy", "tiled_mma"]
 
 
 @pytest.mark.parametrize("op", OPS)
@@ -605,6 +727,19 @@ def test_the_oracle_sees_every_outcome(oracle):
     cases, cpp = oracle
     kinds = Counter(cpp[c.cpp][0] for c in cases)
     assert kinds["ok"] > 0.8 * len(cases) and kinds["compile"] >= 5, kinds
+
+
+def test_parse_layout_reads_what_cpp_prints(oracle):
+    # every basis-strided layout C++ printed reads back into the layout labkit builds
+    cases, cpp = oracle
+    n = 0
+    for c in cases:
+        kind, text = cpp[c.cpp]
+        if c.op in ("make_identity_layout", "basis_algebra") and kind == "ok":
+            assert str(lk.parse_layout(text)) == text
+            assert lk.parse_layout(text) == lk.parse_layout(labkit_result(c)[1])
+            n += 1
+    assert n > 50
 
 
 def test_known_cpp_prints(oracle):

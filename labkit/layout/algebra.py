@@ -153,6 +153,8 @@ def composition(a, b):
         if has_basis(a.stride):
             return _via_ints(composition, a, b)
         if type(b) is Layout:
+            if has_basis(b.stride):
+                _no_basis(b, "composition: B")
             flat = coalesce_x(a)
             return _composition_impl(flat.shape, flat.stride, b.shape, b.stride)
         return _compose_layout(a, b)
@@ -184,6 +186,7 @@ def _compose_layout(a, b):
     elif isinstance(b, Underscore):
         return a
     elif isinstance(b, Layout):
+        _no_basis(b, "composition: B")
         rs, rd = b.shape, b.stride
     else:
         raise LayoutError(f"composition: B must be a Layout, an int or a tuple tiler, got {b!r}")
@@ -752,6 +755,7 @@ def max_common_vector(a, b):
 def upcast(layout, n):
     """View ``n`` consecutive elements as one (strides and extents divide by ``n``)."""
     layout = _as_layout(layout, "upcast")
+    _no_basis(layout, "upcast")
     if not is_int(n) or n < 1:
         raise LayoutError(f"upcast: n must be a positive int, got {n!r}")
 
@@ -773,6 +777,7 @@ def upcast(layout, n):
 def downcast(layout, n):
     """View each element as ``n`` consecutive smaller ones."""
     layout = _as_layout(layout, "downcast")
+    _no_basis(layout, "downcast")
     if not is_int(n) or n < 1:
         raise LayoutError(f"downcast: n must be a positive int, got {n!r}")
     if not any(is_constant(1, d) for d in flatten_tuple(layout.stride)):

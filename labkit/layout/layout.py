@@ -16,6 +16,8 @@ Mirrors ``include/cute/layout.hpp``.
 
 from __future__ import annotations
 
+import re
+
 from ._np import np
 
 from ..errors import LayoutError
@@ -23,7 +25,9 @@ from .int_tuple import (
     _S0, _S1, _S2, _int_new, S, is_int, is_constant, is_static, product, flatten_tuple, fmt, congruent, depth_of,
     check_int_tuple, unwrap,
 )
-from .basis import ScaledBasis, has_basis, check_stride_tuple, encode_stride, decode_stride
+from .basis import (
+    ScaledBasis, has_basis, check_stride_tuple, encode_stride, decode_stride, make_basis_like,
+)
 
 __all__ = [
     "Layout", "make_layout", "size", "cosize", "rank", "depth", "shape", "stride",
@@ -274,7 +278,6 @@ def make_identity_layout(shp):
     >>> print(make_identity_layout(((2, 4), 8)))
     ((2,4),8):((_1@0@0,_1@1@0),_1@1)
     """
-    from .basis import make_basis_like
     check_int_tuple(shp, "make_identity_layout: shape")
     return Layout(shp, make_basis_like(shp))
 
@@ -285,10 +288,20 @@ def _no_basis(layout, what):
                           "not offsets); this operation needs integer strides")
 
 
+_ENCODED = re.compile(r"_?-?\d{16,}")     # an encoded basis stride inside an error message
+
+
 def _via_ints(fn, layout, *args):
     """Run ``fn`` on ``layout`` with its basis strides encoded as integers, decode the result."""
     enc, slots = encode_stride(layout.stride)
-    r = fn(_mk(layout.shape, enc), *args)
+    try:
+        r = fn(_mk(layout.shape, enc), *args)
+    except LayoutError as e:        # name the basis strides, not their integer encoding
+        def back(m):
+            t = m.group(0)
+            v = S(int(t[1:])) if t.startswith("_") else int(t)
+            return str(decode_stride(v, slots))
+        raise LayoutError(_ENCODED.sub(back, str(e))) from None
     return _decode_layout(r, slots)
 
 
@@ -310,7 +323,9 @@ def _as_layout(x, what="layout"):
 def size(x, mode=None):
     """Number of coordinates (product of the shape); ``size(L, i)`` of mode ``i``."""
     if mode is not None:
-        return size(_as_layout(x)[mode])
+        if not isinstance(x, Layout) and isinstance(getattr(x, "layout", None), Layout):
+            x = x.layout                        # a Tensor: size<I>(tensor)
+        return size(_as_layout(x, "size")[mode])
     if isinstance(x, Layout):
         return product(x.shape)
     if hasattr(x, "layout") and not callable(getattr(x, "layout")):
@@ -367,7 +382,7 @@ def crd2idx(crd, shp, std):
     (10, 17)
     """
     check_int_tuple(shp, "crd2idx shape")
-    check_int_tuple(std, "crd2idx stride")
+    check_stride_tuple(std, "crd2idx stride")
     if not congruent(shp, std):
         raise LayoutError(f"crd2idx: shape {fmt(shp)} and stride {fmt(std)} must have the same "
                           "nesting (rank mismatch)")

@@ -23,13 +23,16 @@ from __future__ import annotations
 from ._np import np
 
 from ..errors import LayoutError
-from .int_tuple import S, is_int, fmt, is_static
-from .layout import Layout, _crd2idx, size, cosize, coalesce, _check_coord, _cfmt
+from .int_tuple import S, is_int, fmt, is_static, check_int_tuple
+from .layout import (
+    Layout, _crd2idx, size, cosize, coalesce, _check_coord, _cfmt, make_identity_layout,
+)
 from .swizzle import ComposedLayout, Swizzle, swizzle_strides
 from .algebra import Underscore, recast_layout
-from .basis import ArithTuple, ScaledBasis
+from .basis import ArithTuple, ScaledBasis, make_basis_like, as_arithmetic_tuple
 
-__all__ = ["Tensor", "make_tensor", "make_fragment", "recast", "slice_layout"]
+__all__ = ["Tensor", "make_tensor", "make_fragment", "recast", "slice_layout",
+           "make_identity_tensor"]
 
 
 def _is_slice(c):
@@ -222,7 +225,11 @@ def make_fragment(layout, dtype=None):
     (8, dtype('float16'))
     """
     n = int(cosize(layout))
-    return Tensor(np.zeros(n, dtype=np.float16 if dtype is None else dtype), layout, 0)
+    try:
+        dt = np.dtype(np.float16 if dtype is None else dtype)
+    except (TypeError, ValueError, SyntaxError):
+        raise LayoutError(f"make_fragment: dtype {dtype!r} is not a numpy element type") from None
+    return Tensor(np.zeros(n, dtype=dt), layout, 0)
 
 
 def recast(tensor, dtype):
@@ -235,7 +242,7 @@ def recast(tensor, dtype):
         raise LayoutError("recast: needs a Tensor with numpy storage")
     try:
         new = np.dtype(dtype)
-    except TypeError:
+    except (TypeError, ValueError, SyntaxError):    # numpy parses strings: '0:' or '01'
         raise LayoutError(f"recast: {dtype!r} is not a numpy element type") from None
     if new.itemsize == 0 or new.hasobject or new.fields is not None:
         raise LayoutError(f"recast: {new} is not a fixed-width scalar element type")
@@ -266,9 +273,6 @@ def make_identity_tensor(shape):
     >>> print(cI(5), cI(2, 3), lk.elem_less(cI(2, 3), (3, 3)))
     (1,1) (2,3) False
     """
-    from .layout import make_identity_layout
-    from .basis import make_basis_like, as_arithmetic_tuple
-    from .int_tuple import check_int_tuple
     check_int_tuple(shape, "make_identity_tensor: shape")
     layout = make_identity_layout(shape)
     # CuTe: the iterator starts at the coprofile of the layout, a _0 for every coordinate

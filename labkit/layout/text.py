@@ -17,15 +17,16 @@ import re
 
 from ..errors import LayoutError
 from .int_tuple import S
+from .basis import ScaledBasis, has_basis
 from .layout import Layout, size, cosize, append
 from .swizzle import Swizzle, ComposedLayout
 
 __all__ = ["parse_layout", "parse_int_tuple", "print_layout", "layout_table"]
 
-_TOKEN = re.compile(r"\s*(?:(\()|(\))|(,)|(_?-?\d+))")
+_TOKEN = re.compile(r"\s*(?:(\()|(\))|(,)|(_?-?\d+)((?:@\d+)*))")
 
 
-def parse_int_tuple(text: str, _where: str = ""):
+def parse_int_tuple(text: str, _where: str = "", _basis: bool = False):
     """Read ``(_2,(4,_8))`` into nested tuples of static/dynamic ints.
 
     >>> parse_int_tuple("(_2,(4,_8))")
@@ -35,7 +36,7 @@ def parse_int_tuple(text: str, _where: str = ""):
         raise LayoutError(f"parse_int_tuple: text must be a str, got {type(text).__name__}")
     whole = _where or repr(text)
     try:
-        value, pos = _parse_item(text, 0, whole)
+        value, pos = _parse_item(text, 0, whole, _basis)
     except RecursionError:
         raise LayoutError(f"cannot parse {whole[:60]}: nested too deeply") from None
     if text[pos:].strip():
@@ -44,7 +45,7 @@ def parse_int_tuple(text: str, _where: str = ""):
     return value
 
 
-def _parse_item(text, pos, whole):
+def _parse_item(text, pos, whole, basis=False):
     m = _TOKEN.match(text, pos)
     if not m:
         raise LayoutError(f"cannot parse {whole}: expected an integer or '(' at column {pos}")
@@ -52,7 +53,7 @@ def _parse_item(text, pos, whole):
         items = []
         pos = m.end()
         while True:
-            item, pos = _parse_item(text, pos, whole)
+            item, pos = _parse_item(text, pos, whole, basis)
             items.append(item)
             m2 = _TOKEN.match(text, pos)
             if m2 and m2.group(3):
@@ -63,9 +64,15 @@ def _parse_item(text, pos, whole):
             raise LayoutError(f"cannot parse {whole}: expected ',' or ')' at column {pos}")
     if m.group(4):
         tok = m.group(4)
-        if tok.startswith("_"):
-            return S(int(tok[1:])), m.end()
-        return int(tok), m.end()
+        v = S(int(tok[1:])) if tok.startswith("_") else int(tok)
+        if m.group(5):
+            if not basis:
+                raise LayoutError(f"cannot parse {whole}: a basis element ({tok}{m.group(5)}) "
+                                  f"is a stride, not an extent (column {pos})")
+            # C++ prints the innermost index first: _1@0@1 is E<1,0>
+            idx = tuple(int(i) for i in reversed(m.group(5)[1:].split("@")))
+            return ScaledBasis(v, idx), m.end()
+        return v, m.end()
     raise LayoutError(f"cannot parse {whole}: unexpected {m.group(0).strip()!r} at column {pos}")
 
 
@@ -78,6 +85,8 @@ def parse_layout(text: str):
 
     >>> print(parse_layout("Sw<3,3,3> o _0 o (_8,_64):(_64,_1)"))
     Sw<3,3,3> o _0 o (_8,_64):(_64,_1)
+    >>> print(parse_layout("((_2,4),8):((_1@0@0,_2@0@0),_1@1)"))
+    ((_2,4),8):((_1@0@0,_2@0@0),_1@1)
     >>> parse_layout("(4,8):(8,1")
     Traceback (most recent call last):
     ...
@@ -97,7 +106,7 @@ def parse_layout(text: str):
         raise LayoutError(f"cannot parse {text!r}: exactly one ':' separates shape and stride")
     a, b = text.split(":")
     shp = parse_int_tuple(a, f"{text!r} (shape {a.strip()!r})")
-    std = parse_int_tuple(b, f"{text!r} (stride {b.strip()!r})")
+    std = parse_int_tuple(b, f"{text!r} (stride {b.strip()!r})", _basis=True)
     return Layout(shp, std)
 
 
@@ -115,6 +124,9 @@ def layout_table(layout):
 def _as_2d(layout):
     if not isinstance(layout, (Layout, ComposedLayout)):
         raise LayoutError(f"print_layout: expected a layout, got {layout!r}")
+    if isinstance(layout, Layout) and has_basis(layout.stride):
+        raise LayoutError(f"print_layout: layout {layout} has basis strides: its values are "
+                          "coordinates, not offsets (CuTe's print_layout prints integers)")
     if len(layout) == 1 and isinstance(layout, Layout):
         return append(layout if isinstance(layout.shape, tuple) else Layout((layout.shape,),
                                                                            (layout.stride,)),

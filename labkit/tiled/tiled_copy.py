@@ -47,11 +47,12 @@ class TiledCopy:
         tiled_thr, tiled_val = size(layout_tv[0]), size(layout_tv[1])
         if int(tiled_thr) % int(atom_thr):
             raise LayoutError(f"TiledCopy: {int(tiled_thr)} threads is not divisible by the atom "
-                              f"{atom.name}'s {int(atom_thr)} (TiledNumThr % AtomNumThr == 0)")
+                              f"{atom.name}'s {int(atom_thr)} (CuTe: TiledCopy uses too few thrs for "
+                              "selected CopyAtom)")
         if int(tiled_val) % int(atom_val):
             raise LayoutError(f"TiledCopy: {int(tiled_val)} values per thread is not divisible by "
-                              f"the atom {atom.name}'s {int(atom_val)} "
-                              "(TiledNumVal % AtomNumVal == 0)")
+                              f"the atom {atom.name}'s {int(atom_val)} (CuTe: TiledCopy uses too few vals "
+                              "for selected CopyAtom)")
 
     @property
     def num_threads(self):
