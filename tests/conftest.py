@@ -91,6 +91,7 @@ def built_book(tmp_path_factory) -> Path:
         "--path-output", str(out), "-W", "-n", "--keep-going",
     ]
     done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1800)
+    (out / "build.log").write_text(done.stdout + done.stderr)
     if done.returncode != 0:
         pytest.fail(f"jupyter-book build failed:\n{done.stdout[-6000:]}\n{done.stderr[-6000:]}")
     html = out / "_build" / "html"

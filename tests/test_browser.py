@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import http.server
 import os
+import re
 import threading
 from pathlib import Path
 
@@ -557,3 +558,17 @@ def test_every_lab_exercise_and_chapter_opens_in_colab(visited):
         if not good:
             missing[path] = colab[path]
     assert missing == {}
+
+
+def test_notebooks_execute_side_by_side(built_book):
+    """_ext/parallel_execute.py runs every executed page before Sphinx reads them, one kernel per
+    core, into the jupyter-cache; myst-nb then takes every page from the cache and executes none
+    itself (a page it executed would say "Executing notebook")."""
+    log = (built_book.parents[1] / "build.log").read_text()
+    found = re.search(r"executed (\d+) of (\d+) notebooks", log)
+    toc = (REPO / "_toc.yml").read_text()
+    pages = len(re.findall(r"(?:root|file): (?:book|notebooks)/", toc))   # intro, chapters, labs, appendix
+    assert found and int(found.group(1)) == int(found.group(2)) == pages, found
+    assert "Executing notebook" not in log
+    assert log.count("Using cached notebook") == pages
+
