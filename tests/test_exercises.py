@@ -26,7 +26,7 @@ import nbformat
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-MASTERS = sorted((REPO / "solutions").glob("[0-9][0-9]_*.ipynb"))
+MASTERS = sorted((REPO / "solutions").glob("[0-9][0-9]*_*.ipynb"))
 NAMES = [p.stem for p in MASTERS]
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
     [str(REPO), *filter(None, [os.environ.get("PYTHONPATH")])])}

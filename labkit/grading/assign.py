@@ -16,8 +16,8 @@ from .grade import REPO, GradingError
 
 
 def masters(solutions: Path = REPO / "solutions") -> list[Path]:
-    """The exercise masters: ``solutions/NN_name.ipynb``."""
-    return sorted(p for p in Path(solutions).glob("[0-9][0-9]_*.ipynb"))
+    """The exercise masters: ``solutions/NN_name.ipynb`` (or ``NNx_name``, a page between two chapters)."""
+    return sorted(p for p in Path(solutions).glob("[0-9][0-9]*_*.ipynb"))
 
 
 def build(names: list[str] | None = None, out: Path = REPO / "exercises",

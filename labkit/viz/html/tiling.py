@@ -16,13 +16,13 @@ __all__ = ["tiling_figure"]
 
 
 def tiling_figure(matrix_shape=(8, 8), tile_shape=(2, 4)) -> HtmlFigure:
-    """A matrix stored tile by tile (``labkit.axe.tiled_layout``): click a cell of the logical
+    """A matrix stored tile by tile (``labkit.axe.axe_tiled_layout``): click a cell of the logical
     matrix or of memory to see its index ``x``, the unflattened coordinate
     ``(tile_row, row_in_tile, tile_col, col_in_tile)``, the tile coordinate and the address
     ``f_D(x)``; the other view of the same element and the rest of its tile light up.
     """
-    from labkit.axe import tiled_layout
-    L = tiled_layout(matrix_shape, tile_shape)
+    from labkit.axe import axe_tiled_layout
+    L = axe_tiled_layout(matrix_shape, tile_shape)
     M, N = (int(v) for v in matrix_shape)
     tm, tn = (int(v) for v in tile_shape)
     addr = L.table(shape=(M, N), replicas=False)["m"]

@@ -1,0 +1,14 @@
+OK_FORMAT = True
+
+test = {   'name': 'q7',
+    'points': 2,
+    'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
+                                               ">>> checks.form(thr45_coords, checks.Tuple(checks.pair, checks.pair), 'thr45_coords', hint='thread 45 sits at (45 % 32, 45 // 32) of the thread "
+                                               "layout; value k is colexicographic over (4, 16)')\n",
+                                       'hidden': False,
+                                       'locked': False,
+                                       'points': 0}],
+                      'scored': True,
+                      'setup': '',
+                      'teardown': '',
+                      'type': 'doctest'}]}
