@@ -262,6 +262,20 @@ def make_cases():
     ]:
         expr("basis", cxx, fn, text)
 
+    # the running example: a 1000x776 row-major C, 128x128 blocks, block (7,6) (ragged in both
+    # modes), 256 threads as (32,8); thread 37's elements, on memory and on coordinates
+    C = lk.make_layout((1000, 776), (776, S(1)))
+    thr = lk.make_layout((S(32), S(8)), (S(8), S(1)))
+    for T in (Data(C), Ident((1000, 776))):
+        blk = f"local_tile({T.cpp()}, make_tile(Int<128>{{}}, Int<128>{{}}), make_coord(int(7), int(6)))"
+        add("local_tile", T.show_cpp(blk),
+            lambda T=T: T.show_py(lk.local_tile(T.py(), (S(128), S(128)), (7, 6))),
+            f"example local_tile({T})")
+        add("local_partition", T.show_cpp(f"local_partition({blk}, {cpp_layout(thr)}, int(37))"),
+            lambda T=T, thr=thr: T.show_py(lk.local_partition(
+                lk.local_tile(T.py(), (S(128), S(128)), (7, 6)), thr, 37)),
+            f"example local_partition({T})")
+
     g = Gen(20261201)
 
     def rand_shape(nested=False):
@@ -750,6 +764,10 @@ def test_known_cpp_prints(oracle):
         "E(0)+E(1)": "(_1,_1)",
         "AT(1,_2)": "(1,_2)",
         "(_4,_8):(E0,E1)": "(_4,_8):(_1@0,_1@1)",
+        "example local_tile(T[(1000,776):(776,_1)])": "696064 o (_128,_128):(776,_1)",
+        "example local_tile(I(1000,776))": "ArithTuple(896,768) o (_128,_128):(_1@0,_1@1)",
+        "example local_partition(T[(1000,776):(776,_1)])": "699173 o (_4,_16):(24832,_8)",
+        "example local_partition(I(1000,776))": "ArithTuple(900,773) o (_4,_16):(_32@0,_8@1)",
     }
     cases, cpp = oracle
     by_text = {c.text: c for c in cases}

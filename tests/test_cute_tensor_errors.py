@@ -35,6 +35,7 @@ CASES = [
     ("upcast", lambda: lk.upcast(lk.make_identity_layout((4, 8)), 2)),
     ("print_layout", lambda: lk.print_layout(lk.make_identity_layout((4, 8)))),
     ("not a numpy element type", lambda: lk.make_fragment(lk.make_layout(4), "0:")),
+    ("scaled by zero", lambda: lk.coalesce(lk.make_layout((4, 8), (lk.E(0) * 0, lk.E(1))))),
     ("take: empty range error", lambda: lk.take(L, 2, 1)),
     ("take: range out of bounds", lambda: lk.take(L, 0, 4)),
     ("B <= E", lambda: lk.group_modes(L, 2, 1)),

@@ -288,6 +288,11 @@ _M = 1 << 64
 
 def encode_stride(stride):
     """(integer stride, slots) for a stride holding basis elements."""
+    for e in _leaves(stride):
+        if isinstance(e, ScaledBasis) and e.value == 0:
+            raise LayoutError(f"stride {fmt(stride) if isinstance(stride, tuple) else stride}: "
+                              f"the basis element {e} is scaled by zero; labkit's layout algebra "
+                              "does not model zero-scaled basis strides (use the integer 0)")
     idx = sorted({e.index for e in _leaves(stride) if isinstance(e, ScaledBasis)})
     slots = {ix: k + 1 for k, ix in enumerate(idx)}
 
