@@ -7,7 +7,6 @@ from .axe_layout import AxeLayout
 
 __all__ = [
     "axe_tiled_layout",
-    "tiled_layout",
     "tmem_accumulator_layout",
     "m8n8_fragment_layout",
     "scale_factor_layout",
@@ -38,10 +37,6 @@ def axe_tiled_layout(matrix_shape=(8, 8), tile_shape=(2, 4)):
         raise LayoutError(f"tile_shape: {(tm, tn)} must divide matrix_shape {(M, N)}")
     tile = tm * tn
     return AxeLayout([(M // tm, tile * (N // tn)), (tm, tn), (N // tn, tile), (tn, 1)])
-
-
-tiled_layout = axe_tiled_layout
-"""Old name of :func:`axe_tiled_layout`, kept only until the book, labs and exercises use the new one."""
 
 
 def _pair(value, argument):

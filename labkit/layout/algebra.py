@@ -24,6 +24,7 @@ from .layout import (
     _filter, _bw_lists, _via_ints, _no_basis,
 )
 from .basis import has_basis
+from .swizzle import ComposedLayout, Swizzle
 
 __all__ = [
     "composition", "complement", "right_inverse", "left_inverse", "logical_divide",
@@ -57,7 +58,6 @@ def _is_layout_like(x):
 
 def _on_layout_b(layout, fn, *args):
     """CuTe's ComposedLayout overloads: apply ``fn`` to ``layout_b``, keep ``A o offset``."""
-    from .swizzle import ComposedLayout
     return ComposedLayout(layout.layout_a, layout.offset, fn(layout.layout_b, *args))
 
 
@@ -162,7 +162,6 @@ def composition(a, b):
 
 
 def _composition_other(a, b):
-    from .swizzle import ComposedLayout, Swizzle
     if isinstance(a, Swizzle):
         if isinstance(b, Layout):
             if a.bits == 0:     # CuTe: composition(Swizzle<0,M,S>, _0, L) is L itself
@@ -455,7 +454,6 @@ def logical_divide(layout, tiler):
     """
     if type(layout) is not Layout:
         if hasattr(layout, "layout_b"):
-            from .swizzle import ComposedLayout
             return ComposedLayout(layout.layout_a, layout.offset,
                                   logical_divide(layout.layout_b, tiler))
         raise LayoutError(f"logical_divide: layout must be a Layout, got {layout!r}")
@@ -503,7 +501,6 @@ def _tile_unzip(divided, tiler):
     base = divided.layout_b if hasattr(divided, "layout_b") else divided
     res = make_layout(*_zip2_by(base, tiler))
     if hasattr(divided, "layout_b"):
-        from .swizzle import ComposedLayout
         return ComposedLayout(divided.layout_a, divided.offset, res)
     return res
 
@@ -521,7 +518,6 @@ def _rest_unpack(res):
         modes += _unpack_mode(base[1])
     out = make_layout(*modes)
     if hasattr(res, "layout_b"):
-        from .swizzle import ComposedLayout
         return ComposedLayout(res.layout_a, res.offset, out)
     return out
 
@@ -533,7 +529,6 @@ def _flat_unpack(res):
         modes += _unpack_mode(part)
     out = make_layout(*modes)
     if hasattr(res, "layout_b"):
-        from .swizzle import ComposedLayout
         return ComposedLayout(res.layout_a, res.offset, out)
     return out
 
@@ -858,3 +853,12 @@ def make_layout_like(layout):
     layout = _as_layout(layout, "make_layout_like")
     ordered = make_ordered_layout(filter_zeros(layout.stride, layout.shape), layout.stride)
     return Layout(layout.shape, ordered.stride)
+
+
+def _compose(self, *others):
+    """``L.compose(B)`` is ``composition(L, B)`` (CuTe's ``Layout::compose``); several layouts
+    compose mode by mode. The algebra gives the class this method: the class does not import it."""
+    return composition(self, others[0] if len(others) == 1 else others)
+
+
+Layout.compose = _compose

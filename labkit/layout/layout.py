@@ -152,10 +152,6 @@ class Layout:
             div *= int(s)
         return out
 
-    def compose(self, *others):
-        from .algebra import composition
-        return composition(self, others[0] if len(others) == 1 else others)
-
 
 def _same(a, b):
     if isinstance(a, tuple) or isinstance(b, tuple):
@@ -308,9 +304,8 @@ def _via_ints(fn, layout, *args):
 def _decode_layout(r, slots):
     if isinstance(r, Layout):
         return _mk(r.shape, decode_stride(r.stride, slots))
-    if hasattr(r, "layout_b"):
-        from .swizzle import ComposedLayout
-        return ComposedLayout(r.layout_a, r.offset, _decode_layout(r.layout_b, slots))
+    if hasattr(r, "layout_b"):          # a ComposedLayout: decode its inner layout
+        return type(r)(r.layout_a, r.offset, _decode_layout(r.layout_b, slots))
     return r
 
 
