@@ -7,7 +7,6 @@ FACTS.md (the H200 probe) and the PTX ISA fragment rules, and from labkit.sim / 
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sim_child import run_child
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -127,17 +127,7 @@ print("RESULTS" + json.dumps(out))
 
 
 def _run(simulated: bool) -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    if simulated:
-        env["NUMBA_ENABLE_CUDASIM"] = "1"
-    else:
-        env.pop("NUMBA_ENABLE_CUDASIM", None)
-    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=REPO, env=env, capture_output=True, text=True,
-                          timeout=600)
-    lines = [x for x in done.stdout.splitlines() if x.startswith("RESULTS")]
-    assert done.returncode == 0 and lines, done.stdout[-3000:] + done.stderr[-6000:]
-    return json.loads(lines[-1][len("RESULTS"):])
+    return run_child(SCRIPT, simulated)
 
 
 _CACHE: dict = {}

@@ -370,12 +370,14 @@ def make_cases():
 # --------------------------------------------------------------------------- compile and run
 
 
-def _toolchain_key():
+def _toolchain_key(program=PRELUDE.encode() + CACHE_VERSION):
+    """A key of g++'s version, CUTLASS's headers, the flags and ``program`` (what the cases are
+    compiled into): cached results are reused only while all of them stay the same."""
     ver = subprocess.run([GXX, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
     hdr = (INCLUDES[0] / "cutlass" / "version.h")
     h = hashlib.sha256(ver.encode())
     h.update(hdr.read_bytes() if hdr.exists() else str(INCLUDES[0]).encode())
-    h.update(" ".join(FLAGS).encode() + PRELUDE.encode() + CACHE_VERSION)
+    h.update(" ".join(FLAGS).encode() + program)
     return h.hexdigest()[:16]
 
 
@@ -386,11 +388,13 @@ def _cache_dir():
     return d
 
 
-def _program(exprs):
-    lines = PRELUDE.splitlines()
+def _program(exprs, prelude=PRELUDE, statement="print({});"):
+    """One C++ program running every case in a forked child (``run`` of the prelude); each case
+    is ``statement`` with the expression in it. Returns (source, the line of case_0)."""
+    lines = prelude.splitlines()
     first = len(lines) + 1                      # the line of case_0
     for k, e in enumerate(exprs):
-        lines.append(f"void case_{k}() {{ run({k}, [] {{ print({e}); }}); }}")
+        lines.append(f"void case_{k}() {{ run({k}, [] {{ {statement.format(e)} }}); }}")
     lines.append("int main() {")
     lines += [f"  case_{k}();" for k in range(len(exprs))]
     lines += ["  return 0;", "}"]
@@ -417,20 +421,19 @@ def _compile_failures(err, first, n):
     return out
 
 
-def _precompiled_header(workdir):
-    """cute_pch.hpp and its .gch in workdir: the headers are parsed once, not per program."""
-    (workdir / "cute_pch.hpp").write_text(HEADERS)
-    cmd = [GXX, *FLAGS, *[f"-I{d}" for d in INCLUDES], "-x", "c++-header", "cute_pch.hpp",
-           "-o", "cute_pch.hpp.gch"]
+def _precompiled_header(workdir, headers=HEADERS, name="cute_pch.hpp"):
+    """``name`` and its .gch in workdir: the headers are parsed once, not per program."""
+    (workdir / name).write_text(headers)
+    cmd = [GXX, *FLAGS, *[f"-I{d}" for d in INCLUDES], "-x", "c++-header", name, "-o", name + ".gch"]
     subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)  # without it: plain parse
 
 
-def _build_and_run(exprs, workdir):
+def _build_and_run(exprs, workdir, program=_program):
     """Results of one chunk: {index: ('ok', text) | ('compile', assert text) | ('abort', '')}."""
     results = {}
     todo = list(range(len(exprs)))
     while todo:
-        src, first = _program([exprs[k] for k in todo])
+        src, first = program([exprs[k] for k in todo])
         cdir = Path(tempfile.mkdtemp(dir=workdir))
         exe = cdir / "prog"
         (cdir / "prog.cpp").write_text(src)
@@ -454,7 +457,7 @@ def _build_and_run(exprs, workdir):
                 return results
             half = len(todo) // 2           # the failure could not be placed: split the chunk
             for part in (todo[:half], todo[half:]):
-                sub = _build_and_run([exprs[k] for k in part], workdir)
+                sub = _build_and_run([exprs[k] for k in part], workdir, program)
                 for j, k in enumerate(part):
                     results[k] = sub[j]
             return results
@@ -472,25 +475,35 @@ def oracle(tmp_path_factory):
 
 def compute_oracle(work):
     cases = make_cases()
-    cache_file = _cache_dir() / f"results-{_toolchain_key()}.json"
+    return cases, run_cases(cases, labkit_result, work, "results")
+
+
+def run_cases(cases, labkit_result, work, cache_name, key=None, headers=HEADERS, pch="cute_pch.hpp",
+              program=_program, chunk_ok=CHUNK, chunk_bad=CHUNK // 2):
+    """{case.cpp: C++'s result} for every case, compiled in chunks (or read from the cache file
+    ``<cache_name>-<key>.json``). The layout tests' other oracles call this with their own
+    headers, program and key."""
+    key = key or _toolchain_key()
+    cache_file = _cache_dir() / f"{cache_name}-{key}.json"
     cache = json.loads(cache_file.read_text()) if cache_file.exists() else {}
     missing = [c for c in cases if c.cpp not in cache]
     if missing:
-        _precompiled_header(work)
+        _precompiled_header(work, headers, pch)
         # Batching only: cases labkit expects C++ to reject go in small chunks of their own,
         # so the large chunks usually compile at the first attempt. Every verdict is C++'s.
         likely_bad = [c.cpp for c in missing if labkit_result(c)[0] == "raise"]
         likely_ok = [c.cpp for c in missing if labkit_result(c)[0] != "raise"]
-        chunks = [likely_ok[k:k + CHUNK] for k in range(0, len(likely_ok), CHUNK)]
-        chunks += [likely_bad[k:k + CHUNK // 2] for k in range(0, len(likely_bad), CHUNK // 2)]
+        chunks = [likely_ok[k:k + chunk_ok] for k in range(0, len(likely_ok), chunk_ok)]
+        chunks += [likely_bad[k:k + chunk_bad] for k in range(0, len(likely_bad), chunk_bad)]
         with concurrent.futures.ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as ex:
-            for chunk, res in zip(chunks, ex.map(lambda c: _build_and_run(c, work), chunks)):
+            runs = ex.map(lambda c: _build_and_run(c, work, program), chunks)
+            for chunk, res in zip(chunks, runs):
                 for k, e in enumerate(chunk):
                     cache[e] = list(res[k])
         tmp = cache_file.with_suffix(".tmp")
         tmp.write_text(json.dumps(cache))
         tmp.replace(cache_file)
-    return cases, {c.cpp: tuple(cache[c.cpp]) for c in cases}
+    return {c.cpp: tuple(cache[c.cpp]) for c in cases}
 
 # --------------------------------------------------------------------------- comparison
 

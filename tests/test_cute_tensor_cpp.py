@@ -17,12 +17,7 @@ from a generator with a fixed seed.
 
 from __future__ import annotations
 
-import concurrent.futures
-import hashlib
-import json
-import os
 import random
-import subprocess
 import sys
 import tempfile
 from collections import Counter, defaultdict
@@ -601,89 +596,14 @@ def make_cases():
 
 
 def _program(bodies):
-    lines = PRELUDE.splitlines()
-    first = len(lines) + 1
-    for k, b in enumerate(bodies):
-        lines.append(f"void case_{k}() {{ run({k}, [] {{ {b} }}); }}")
-    lines.append("int main() {")
-    lines += [f"  case_{k}();" for k in range(len(bodies))]
-    lines += ["  return 0;", "}"]
-    return "\n".join(lines) + "\n", first
-
-
-def _precompiled_header(workdir):
-    (workdir / "cute_tensor_pch.hpp").write_text(HEADERS)
-    cmd = [base.GXX, *base.FLAGS, *[f"-I{d}" for d in base.INCLUDES], "-x", "c++-header",
-           "cute_tensor_pch.hpp", "-o", "cute_tensor_pch.hpp.gch"]
-    subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
-
-
-def _build_and_run(bodies, workdir):
-    """{index: ('ok', text) | ('compile', assert text) | ('abort', '')} for one chunk."""
-    results = {}
-    todo = list(range(len(bodies)))
-    while todo:
-        src, first = _program([bodies[k] for k in todo])
-        cdir = Path(tempfile.mkdtemp(dir=workdir))
-        (cdir / "prog.cpp").write_text(src)
-        cmd = [base.GXX, *base.FLAGS, f"-I{workdir}", *[f"-I{d}" for d in base.INCLUDES],
-               "prog.cpp", "-o", str(cdir / "prog")]
-        done = subprocess.run(cmd, cwd=cdir, capture_output=True, text=True)
-        if done.returncode == 0:
-            run = subprocess.run([str(cdir / "prog")], capture_output=True, text=True, timeout=300)
-            got = {}
-            for line in run.stdout.splitlines():
-                if line.startswith("@"):
-                    k, _, rest = line[1:].partition(" ")
-                    got[int(k)] = ("abort", "") if rest == "!abort" else ("ok", rest.strip())
-            for j, k in enumerate(todo):
-                results[k] = got.get(j, ("abort", ""))
-            return results
-        bad = base._compile_failures(done.stderr, first, len(todo))
-        if not bad:
-            if len(todo) == 1:
-                results[todo[0]] = ("compile", "")
-                return results
-            half = len(todo) // 2
-            for part in (todo[:half], todo[half:]):
-                sub = _build_and_run([bodies[k] for k in part], workdir)
-                for j, k in enumerate(part):
-                    results[k] = sub[j]
-            return results
-        for j, msg in bad.items():
-            results[todo[j]] = ("compile", msg)
-        todo = [k for j, k in enumerate(todo) if j not in bad]
-    return results
-
-
-def _toolchain_key():
-    ver = subprocess.run([base.GXX, "--version"], capture_output=True, text=True).stdout
-    hdr = base.INCLUDES[0] / "cutlass" / "version.h"
-    h = hashlib.sha256(ver.splitlines()[0].encode())
-    h.update(hdr.read_bytes() if hdr.exists() else str(base.INCLUDES[0]).encode())
-    h.update(" ".join(base.FLAGS).encode() + HEADERS.encode() + PRELUDE.encode() + CACHE_VERSION)
-    return h.hexdigest()[:16]
+    return base._program(bodies, PRELUDE, "{}")
 
 
 def compute_oracle(work):
     cases = make_cases()
-    cache_file = base._cache_dir() / f"tensor-results-{_toolchain_key()}.json"
-    cache = json.loads(cache_file.read_text()) if cache_file.exists() else {}
-    missing = [c for c in cases if c.cpp not in cache]
-    if missing:
-        _precompiled_header(work)
-        likely_bad = [c.cpp for c in missing if labkit_result(c)[0] == "raise"]
-        likely_ok = [c.cpp for c in missing if labkit_result(c)[0] != "raise"]
-        chunks = [likely_ok[k:k + CHUNK] for k in range(0, len(likely_ok), CHUNK)]
-        chunks += [likely_bad[k:k + 8] for k in range(0, len(likely_bad), 8)]
-        with concurrent.futures.ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as ex:
-            for chunk, res in zip(chunks, ex.map(lambda c: _build_and_run(c, work), chunks)):
-                for k, e in enumerate(chunk):
-                    cache[e] = list(res[k])
-        tmp = cache_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(cache))
-        tmp.replace(cache_file)
-    return cases, {c.cpp: tuple(cache[c.cpp]) for c in cases}
+    key = base._toolchain_key(HEADERS.encode() + PRELUDE.encode() + CACHE_VERSION)
+    return cases, base.run_cases(cases, labkit_result, work, "tensor-results", key, HEADERS,
+                                 "cute_tensor_pch.hpp", _program, CHUNK, 8)
 
 
 @pytest.fixture(scope="module")

@@ -22,15 +22,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
+from sim_child import run_child
 
 import labkit as lk
 from labkit import sim
@@ -339,19 +338,8 @@ KERNEL_REGS = {f"{n}{t}": _regs(n, seed=50 + 10 * n + t) for n, t in VARIANTS}
 
 
 def _run(simulated: bool) -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(REPO) + os.pathsep + env.get("PYTHONPATH", "")
-    if simulated:
-        env["NUMBA_ENABLE_CUDASIM"] = "1"
-    else:
-        env.pop("NUMBA_ENABLE_CUDASIM", None)
-    env.pop("LABKIT_SIMULATED_SM", None)
     cfg = {"variants": VARIANTS, "off": OFFSETS.tolist(), "regs": {k: v.tolist() for k, v in KERNEL_REGS.items()}}
-    done = subprocess.run([sys.executable, "-c", SCRIPT, json.dumps(cfg)], cwd=REPO, env=env,
-                          capture_output=True, text=True, timeout=600)
-    lines = [x for x in done.stdout.splitlines() if x.startswith("RESULTS")]
-    assert done.returncode == 0 and lines, done.stdout[-3000:] + done.stderr[-6000:]
-    return json.loads(lines[-1][len("RESULTS"):])
+    return run_child(SCRIPT, simulated, json.dumps(cfg), drop=("LABKIT_SIMULATED_SM",))
 
 
 _CACHE: dict = {}

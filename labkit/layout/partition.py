@@ -124,13 +124,18 @@ def inner_partition(tensor, tiler, coord):
     >>> print(inner_partition(t, (lk.S(4), lk.S(2)), (1, 3)))
     coord[52] o (_4,_2):(_1,_8)
     """
-    tiled = _divide(tensor, tiler, "inner_partition")
-    lay = tiled.layout.layout_b if hasattr(tiled.layout, "layout_b") else tiled.layout
-    r0, r1 = _rank(lay[0]), _rank(lay[1])
+    tiled, r0, r1 = _divided(tensor, tiler, "inner_partition")
     if isinstance(coord, tuple):
         return tiled(_all(r0), _append(coord, r1) if r1 > 1 else _one(coord))
     _check_index(coord, "inner_partition: coord")
     return tiled(_all(r0), coord)
+
+
+def _divided(tensor, tiler, name):
+    """``zipped_divide`` of ``tensor`` by ``tiler`` and the ranks of its (tile, rest) modes."""
+    tiled = _divide(tensor, tiler, name)
+    lay = tiled.layout.layout_b if hasattr(tiled.layout, "layout_b") else tiled.layout
+    return tiled, _rank(lay[0]), _rank(lay[1])
 
 
 def outer_partition(tensor, tiler, coord):
@@ -141,9 +146,7 @@ def outer_partition(tensor, tiler, coord):
     >>> print(outer_partition(t, (lk.S(4), lk.S(2)), (1, 1)))
     coord[9] o (_2,_4):(_4,_16)
     """
-    tiled = _divide(tensor, tiler, "outer_partition")
-    lay = tiled.layout.layout_b if hasattr(tiled.layout, "layout_b") else tiled.layout
-    r0, r1 = _rank(lay[0]), _rank(lay[1])
+    tiled, r0, r1 = _divided(tensor, tiler, "outer_partition")
     if isinstance(coord, tuple):
         return tiled(_append(coord, r0) if r0 > 1 else _one(coord), _all(r1))
     _check_index(coord, "outer_partition: coord")

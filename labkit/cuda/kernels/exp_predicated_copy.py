@@ -65,6 +65,8 @@ def predicated_copy_scalar(src, dst, m, n, s0, s1, coords, trace):
                 trace[b, t, v] = off
 
 
+# The two kernels share their predicate on purpose: they differ only in what one value is (a half,
+# or a 16-byte vector), and each reads as the copy it is.
 @jit
 def predicated_copy_vector(src, dst32, m, n, s0, s1, coords, trace):
     t = cuda.threadIdx.x
