@@ -20,7 +20,7 @@ from __future__ import annotations
 import random
 import sys
 import tempfile
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -613,28 +613,17 @@ def oracle(tmp_path_factory):
 # --------------------------------------------------------------------------- comparison
 
 
-def labkit_result(case):
-    try:
-        v = case.py()
-    except lk.LayoutError as e:
-        return ("raise", str(e))
-    return ("ok", str(v))
+labkit_result = base.labkit_result
+
+
+def same_value(case, mine, text):
+    if case.op == "elem_less":      # C++ may print the answer static (_1) or not (1)
+        return mine.replace("_", "") == text.replace("_", "")
+    return mine == text
 
 
 def agrees(case, cpp, mine):
-    kind, text = cpp
-    if kind == "ok":
-        if mine[0] != "ok":
-            return False
-        if case.op in ("elem_less", "identity_eval"):   # C++ may print a static value
-            return mine[1].replace("_", "") == text.replace("_", "") if case.op == "elem_less" \
-                else mine[1] == text
-        return mine[1] == text
-    if mine[0] != "raise":
-        return False
-    if kind == "compile" and text:
-        return text.lower() in mine[1].lower()
-    return True
+    return base.agrees(case, cpp, mine, same_value)
 
 
 OPS = ["basis", "make_identity_layout", "identity_eval", "basis_algebra", "make_identity_tensor",
@@ -645,15 +634,7 @@ OPS = ["basis", "make_identity_layout", "identity_eval", "basis_algebra", "make_
 
 @pytest.mark.parametrize("op", OPS)
 def test_labkit_agrees_with_cute_cpp(oracle, op):
-    cases, cpp = oracle
-    mine = [c for c in cases if c.op == op]
-    assert mine, op
-    bad = []
-    for c in mine:
-        got = labkit_result(c)
-        if not agrees(c, cpp[c.cpp], got):
-            bad.append(f"{c.text}: C++ {cpp[c.cpp]} | labkit {got}")
-    assert not bad, f"{len(bad)} of {len(mine)} {op} cases disagree:\n" + "\n".join(bad[:20])
+    base.check_op(*oracle, op, agrees)
 
 
 def test_the_oracle_sees_every_outcome(oracle):
@@ -698,12 +679,7 @@ def test_known_cpp_prints(oracle):
 
 
 def agreement_table(cases, cpp):
-    tally = defaultdict(lambda: [0, 0])
-    for c in cases:
-        t = tally[c.op]
-        t[0] += 1
-        t[1] += agrees(c, cpp[c.cpp], labkit_result(c))
-    return [(op, *tally[op]) for op in OPS if op in tally]
+    return base.agreement_table(cases, cpp, OPS, agrees)
 
 
 if __name__ == "__main__":
