@@ -3,7 +3,7 @@
     python benchmarks/bench_experiments.py --out benchmarks/results [--tag h200]
 
 Writes ``experiments_<tag>_<date>.json`` (the environment and every experiment's rows, read back
-by ``labkit.experiments.recorded``) and ``.log`` (the printed tables). Chapter 1: the copy
+by ``labkit.lab.experiments.recorded``) and ``.log`` (the printed tables). Chapter 1: the copy
 through row-major, padded and column-major layouts of an 8192x8192 int32 matrix; chapter 4:
 the same copy through a stride-0 broadcast (row and column) and an offset sub-tile; chapter 2:
 the 8192x8192 transpose, naive / tiled / tiled + padded; chapter 3: ldmatrix.x1 against the
@@ -28,7 +28,7 @@ def main(argv=None):
     ap.add_argument("--size", type=int, default=8192)
     args = ap.parse_args(argv)
 
-    from labkit import experiments as ex
+    from labkit.lab import experiments as ex
     from labkit.lab import backend
 
     if backend() != "gpu":

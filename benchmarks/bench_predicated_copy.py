@@ -6,7 +6,7 @@ Copies a column-major matrix of halves, 128x128 tiles, one block of 256 threads 
 with one 2-byte copy per value (threads (32,8)) and with one 16-byte vector per value
 (threads (16,16), 8 halves down a column); then the same with M rounded up to a multiple of 16
 halves, so that every column starts on a 32-byte sector. Writes ``predicated_copy_<tag>_<date>.json`` (the environment and each run's
-rows, read back by ``labkit.predicated_copy.recorded``) and a ``.log`` of the printed tables.
+rows, read back by ``labkit.lab.predicated_copy.recorded``) and a ``.log`` of the printed tables.
 """
 
 from __future__ import annotations
@@ -26,8 +26,8 @@ def main(argv=None):
     ap.add_argument("--reps", type=int, default=50)
     args = ap.parse_args(argv)
 
-    from labkit import experiments as ex
-    from labkit import predicated_copy as pc
+    from labkit.lab import experiments as ex
+    from labkit.lab import predicated_copy as pc
     from labkit.lab import backend
 
     if backend() != "gpu":

@@ -1,5 +1,5 @@
 """Chapter 2b (from the global tensor to a thread's tile): the page, its lab, the ragged-copy
-model of :mod:`labkit.predicated_copy` and the predicated copy kernel on numba's CUDA simulator.
+model of :mod:`labkit.lab.predicated_copy` and the predicated copy kernel on numba's CUDA simulator.
 
 Where the expected values come from:
 
@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from labkit import predicated_copy as pc
+from labkit.lab import predicated_copy as pc
 from labkit.errors import DeviceError, LayoutError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -242,7 +242,7 @@ SIM = r'''
 import json
 import numpy as np
 from numba import cuda
-from labkit import predicated_copy as pc
+from labkit.lab import predicated_copy as pc
 from labkit.cuda.kernels import exp_predicated_copy as kp
 out = {"run": pc.run((200, 136)).to_dict(), "small": pc.run((40, 8)).to_dict()}
 # the kernel writes only inside the matrix: a sentinel after it survives, and every element
@@ -367,7 +367,7 @@ def test_lab_runs_and_prints_the_hand_worked_values(lab):
 
 GPU = r'''
 import json
-from labkit import predicated_copy as pc
+from labkit.lab import predicated_copy as pc
 print("RESULT" + json.dumps({"ragged": pc.run((1000, 776), reps=3).to_dict(),
                              "aligned": pc.run((1024, 768), reps=3).to_dict()}))
 '''

@@ -1,4 +1,4 @@
-"""The lab experiments (labkit.experiments): each kernel does what its chapter predicts.
+"""The lab experiments (labkit.lab.experiments): each kernel does what its chapter predicts.
 
 The kernels run in a child Python: under numba's CUDA simulator in CI (the simulator must be
 switched on before numba is imported), and on a GPU for the ``gpu``-marked tests. Expected
@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPT = r'''
 import json
 import numpy as np
-from labkit import experiments as ex
+from labkit.lab import experiments as ex
 out = {}
 out["copy"] = ex.layout_copy(ex.copy_layouts(32, 64)).to_dict()
 out["broadcast"] = ex.layout_copy({"row broadcast": "(32,64):(0,1)", "column broadcast": "(32,64):(1,0)",
@@ -195,7 +195,7 @@ def test_transpose_checks_its_layouts():
 
 
 def test_predictions_need_a_flat_rank_2_layout():
-    from labkit import experiments as ex
+    from labkit.lab import experiments as ex
 
     with pytest.raises(LayoutError, match="rank 2"):
         ex.predict_copy("((2,4),32):((1,2),8)")
@@ -210,7 +210,7 @@ def test_predictions_need_a_flat_rank_2_layout():
 
 
 def recorded():
-    from labkit import experiments as ex
+    from labkit.lab import experiments as ex
 
     rec = ex.recorded()
     if rec is None:
@@ -220,7 +220,7 @@ def recorded():
 
 def test_recorded_bank_cycles_track_wavefronts():
     rec = recorded()
-    from labkit import experiments as ex
+    from labkit.lab import experiments as ex
 
     r = rows(rec, "banks")
     c1 = rec["banks"]["extra"]["single_wavefront_cycles"]

@@ -1,4 +1,4 @@
-"""labkit.ladder_banks: the shared-memory accesses of the GEMM ladder's kernels and their cost.
+"""labkit.lab.ladder_banks: the shared-memory accesses of the GEMM ladder's kernels and their cost.
 
 Expected values, by hand from the bank rule (32 banks of 4 bytes; 16-byte accesses are served
 8 lanes per phase) and the PTX ISA: step 2's sA[lane, 0] with rows of 64 fp32 words puts all 32
@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from labkit import ladder_banks as lb
+from labkit.lab import ladder_banks as lb
 from labkit.banks import ldmatrix_rows
 from labkit.errors import LabkitError
 

@@ -1,4 +1,4 @@
-"""labkit.ladder_cute: a ladder rung's CuTe objects against CuTe C++, and against the rung itself.
+"""labkit.lab.ladder_cute: a ladder rung's CuTe objects against CuTe C++, and against the rung itself.
 
 Two arbiters. CuTe C++ (its headers, compiled by g++ on the CPU with the machinery of
 tests/test_cute_cpp.py, cached the same way) prints the layouts and element offsets of
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 import labkit as lk
-from labkit import ladder_cute as lc
+from labkit.lab import ladder_cute as lc
 from labkit.errors import LabkitError
 
 S, X = lk.S, lk.X

@@ -14,7 +14,7 @@ import pytest
 
 matplotlib.use("Agg")
 
-from labkit import ldmatrix_order as lo
+from labkit.lab import ldmatrix_order as lo
 from labkit.errors import LabkitError
 
 

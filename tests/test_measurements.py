@@ -1,4 +1,4 @@
-"""labkit.measurements reads the committed GEMM-ladder run, and labkit.kernel_source counts the
+"""labkit.lab.measurements reads the committed GEMM-ladder run, and labkit.lab.kernel_source counts the
 instructions of the generated kernels.
 
 Expected values: docs/benchmarks.md ("GEMM ladder", run C's table, the registers table and the
@@ -14,7 +14,7 @@ import shutil
 
 import pytest
 
-from labkit import kernel_source, measurements
+from labkit.lab import kernel_source, measurements
 from labkit.errors import LabkitError
 
 RUN_C = {  # (step, acc): (4096³, 8192³) TFLOP/s, docs/benchmarks.md

@@ -123,6 +123,6 @@ def test_chapter_6_pages_are_short_enough(page):
     source = "\n".join(c.source for c in code)
     assert not re.search(r"^\s*(def|class)\s", source, re.M)
     assert "import re\n" not in source and "re.findall" not in source and "re.search" not in source, page
-    # result files are read through labkit.measurements, never opened by the page
+    # result files are read through labkit.lab.measurements, never opened by the page
     assert "json.load" not in source and "read_text(" not in source and "open(" not in source, page
 

@@ -1,5 +1,5 @@
 """The mistaken and the right assignment of ``ldmatrix.x4``'s matrices to the A operand of
-``mma.m16n8k16``, side by side (data from :mod:`labkit.ldmatrix_order`).
+``mma.m16n8k16``, side by side (data from :mod:`labkit.lab.ldmatrix_order`).
 
 >>> import matplotlib; matplotlib.use("Agg")
 >>> fig = draw_x4_orders()
@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from labkit.ldmatrix_order import x4_assignment, x4_origins
+from labkit.lab.ldmatrix_order import x4_assignment, x4_origins
 from labkit.viz.grid import add_block, draw_cells, finish, new_figure
 from labkit.viz.palette import category_color, light_color
 

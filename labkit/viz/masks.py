@@ -1,5 +1,5 @@
 """A ragged matrix cut into 128x128 tiles: which blocks are partial, and in one tile how many
-values each thread copies under each tiled copy of :mod:`labkit.predicated_copy`.
+values each thread copies under each tiled copy of :mod:`labkit.lab.predicated_copy`.
 
 >>> import matplotlib; matplotlib.use("Agg")
 >>> fig = draw_ragged((1000, 776))
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labkit.predicated_copy import KINDS, ragged_tiles, value_mask
+from labkit.lab.predicated_copy import KINDS, ragged_tiles, value_mask
 from labkit.viz.grid import BOOK_WIDTH_IN, add_block, draw_cells, finish, new_figure
 from labkit.viz.palette import EMPTY, OKABE_ITO, value_color
 

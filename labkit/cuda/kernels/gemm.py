@@ -47,7 +47,7 @@ __all__ = ["STEPS", "H200_RUN", "step_module", "prepare", "gemm", "check", "kern
 STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma")
 
 #: the committed H200 run of every step beside cuBLAS and CuTe's sgemm_sm80
-#: (``labkit.measurements.gemm_ladder(H200_RUN)``)
+#: (``labkit.lab.measurements.gemm_ladder(H200_RUN)``)
 H200_RUN = "gemm_h200_2026-12-01"
 
 

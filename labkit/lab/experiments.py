@@ -22,7 +22,7 @@ kernels actually read and wrote, with no time at all. Without either, a
 :func:`recorded` reads the figures measured on an H200, committed in ``benchmarks/results``.
 
 >>> import labkit as lk
->>> from labkit import experiments as ex
+>>> from labkit.lab import experiments as ex
 >>> p = ex.predict_copy(lk.parse_layout("(8,64):(1,8)"))        # column-major: a warp reads 32 columns
 >>> p["sectors_per_request"], p["distinct_sectors"]
 (32.0, 64)
@@ -43,6 +43,7 @@ import numpy as np
 from labkit._version import __version__
 from labkit.axe import m8n8_fragment_layout
 from labkit.banks import bank_conflicts, bank_conflicts_batch
+from labkit.lab.measurements import RESULTS
 from labkit.errors import DeviceError, LayoutError
 from labkit.layout import Swizzle, composition, layout_offsets, make_layout, parse_layout, zipped_divide
 from labkit.sectors import SECTOR_BYTES, sector_count
@@ -63,7 +64,6 @@ __all__ = [
     "TOLERANCE",
 ]
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 """Where the measured figures are committed (present in a clone of the repository)."""
 TOLERANCE = 0.15
 """Bank timing: cycles must lie within 15% of wavefronts x one wavefront's measured cycles."""
@@ -127,7 +127,7 @@ def _fmt(v):
 
 
 def _backend(backend):
-    from labkit.lab import _resolve_backend
+    from labkit.lab.fragments import _resolve_backend
 
     name = _resolve_backend(backend)
     if name == "sim":

@@ -15,7 +15,7 @@ of the rung's source that do the same work; :func:`agreement` checks that every 
 computes is an offset of the thread's CuTe partitions, and :func:`differences` lists what one rung
 changes against another.
 
->>> from labkit import ladder_cute
+>>> from labkit.lab import ladder_cute
 >>> mma = ladder_cute.rung_tiled_mma(ladder_cute.rung_config("pipeline"))
 >>> print(mma.permutation_mnk[0], mma.permutation_mnk[1])
 (_16,_2,_4):(_1,_64,_16) (_8,_2,_8):(_1,_64,_8)

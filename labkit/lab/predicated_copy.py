@@ -33,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from labkit.atoms import copy_atom
+from labkit.lab.measurements import RESULTS
 from labkit.errors import DeviceError, LayoutError
 from labkit.layout import S, idx2crd, make_identity_tensor, make_layout, parse_layout, size
 from labkit.sectors import SECTOR_BYTES, sector_count
@@ -44,7 +45,6 @@ __all__ = ["TILE", "KINDS", "tiled_copy", "tile_coords", "ragged_tiles", "value_
 TILE = (128, 128)
 KINDS = ("scalar", "vector")
 ELEMENT_BYTES = 2
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 """Where a GPU run of :func:`run` is committed, as ``predicated_copy_<tag>_<date>.json``."""
 
 _COPIES = {
@@ -196,13 +196,13 @@ def _stride(stride):
 def run(shape=None, backend=None, reps: int = 20):
     """Both copies of a ragged ``(M, N)`` matrix of halves (column-major), on the backend
     :func:`labkit.lab.backend` finds. Default shape: ``(8008, 7768)`` on a GPU, ``(200, 136)``
-    under the simulator. Returns a :class:`labkit.experiments.Experiment`: on a GPU the median
+    under the simulator. Returns a :class:`labkit.lab.experiments.Experiment`: on a GPU the median
     time and bandwidth (bytes read + written); under the simulator the witness of the kernel's
     trace (copied once, out of bounds untouched) and the sectors it counted."""
     from numba import cuda
 
     from labkit.cuda.kernels import exp_predicated_copy as kp
-    from labkit.experiments import TWIN_NOTE, Experiment, _backend, _time_ms
+    from labkit.lab.experiments import TWIN_NOTE, Experiment, _backend, _time_ms
 
     name, device = _backend(backend)
     big = name == "gpu"
@@ -265,7 +265,7 @@ def recorded_table(folder=None) -> str:
     >>> recorded_table(tempfile.mkdtemp())
     'no GPU run of the predicated copy is recorded in this installation'
     """
-    from labkit.experiments import Experiment
+    from labkit.lab.experiments import Experiment
 
     rec = recorded(folder)
     if rec is None:

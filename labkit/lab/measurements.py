@@ -26,7 +26,7 @@ from labkit.errors import LabkitError
 
 __all__ = ["RESULTS", "GEMM_RUN", "KernelResources", "GemmLadderRun", "gemm_ladder", "gemm_ladder_record"]
 
-RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 GEMM_RUN = "gemm_h200_2026-11-30"
 CUBLAS = "cuBLAS (torch)"
 
