@@ -5,7 +5,7 @@ registry (:mod:`labkit.atoms.instructions`), which holds its PTX text, shapes an
 numba ``@intrinsic`` that emits the instruction as inline PTX; under the numba CUDA
 simulator (``NUMBA_ENABLE_CUDASIM=1``) the same name is a pure-Python twin, so one
 kernel source runs on both. The binding is chosen once, at import, from
-``numba.core.config.ENABLE_CUDASIM``.
+:data:`labkit.cuda._numba.SIMULATED` (``NUMBA_ENABLE_CUDASIM``).
 
 Registers travel as ``uint32`` (two packed 16-bit values: element ``2i`` in the low
 half, ``2i+1`` in the high half) and f32 accumulators as ``float32``.
@@ -65,8 +65,6 @@ Inside a kernel (runs on a GPU, or on the CPU under ``NUMBA_ENABLE_CUDASIM=1``):
 
 from __future__ import annotations
 
-from numba.core import config as _numba_config
-
 from labkit.atoms import instructions as _registry
 from labkit.atoms.instructions import Instruction
 from labkit.errors import InstructionError
@@ -107,8 +105,7 @@ __all__ = [
 INSTRUCTIONS: dict = _registry.INSTRUCTIONS
 """Every instruction by Python name: the instruction registry (:mod:`labkit.atoms.instructions`)."""
 
-SIMULATED: bool = bool(_numba_config.ENABLE_CUDASIM)
-"""True when numba's CUDA simulator is on, so the names below are Python twins."""
+from labkit.cuda._numba import SIMULATED  # noqa: E402  (the one constant; see labkit.cuda._numba)
 
 if SIMULATED:
     import sys as _sys
