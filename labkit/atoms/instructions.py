@@ -2,7 +2,7 @@
 
 One table per instruction family, each entry a frozen record:
 
-- :data:`MMA`: ``mma.sync.aligned.m16n8k{8,16}.row.col`` (shape, element types, minimum SM,
+- :data:`MMA`: ``mma.sync.aligned.m16n8k{8,16,32}.row.col`` (shape, element types, minimum SM,
   the CuTe ``MMA_Traits`` TV layouts and the CuTe atom names that issue it),
 - :data:`LDMATRIX`: ``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16`` (matrix count,
   transpose, minimum SM, the CuTe ``Copy_Traits`` bit layouts and atom name),
@@ -20,7 +20,7 @@ rules, written from the PTX ISA, as the independent model), ``labkit.cuda.ptx`` 
 intrinsics and their simulator twins) and ``python -m labkit verify``.
 
 Minimum SMs are the PTX ISA's "Target ISA notes": ldmatrix sm_75; mma m16n8k8 with f16 inputs
-sm_75, m16n8k16 and every bf16 form sm_80; cp.async sm_80; stmatrix sm_90. TV layouts are CuTe's
+sm_75, m16n8k16, every bf16 form, m16n8k8 .tf32 and m16n8k32 .s8 sm_80; cp.async sm_80; stmatrix sm_90. TV layouts are CuTe's
 (``include/cute/atom/mma_traits_sm80.hpp``, ``copy_traits_sm75.hpp``, ``copy_traits_sm80.hpp``,
 ``copy_traits_sm90.hpp``).
 
@@ -231,6 +231,9 @@ _SM80_16x8_Row = "((_4,_8),(_2,_2)):((_32,_1),(_16,_8))"
 TV_16x8x16_16BIT = ("((_4,_8),(_2,_2,_2)):((_32,_1),(_16,_8,_128))",
                     "((_4,_8),(_2,_2)):((_16,_1),(_8,_64))", _SM80_16x8_Row)
 TV_16x8x8_16BIT = (_SM80_16x8_Row, "((_4,_8),_2):((_16,_1),_8)", _SM80_16x8_Row)
+TV_16x8x8_TF32 = ("((_4,_8),(_2,_2)):((_16,_1),(_8,_64))", "((_4,_8),_2):((_8,_1),_32)", _SM80_16x8_Row)
+TV_16x8x32_8BIT = ("((_4,_8),(_4,_2,_2)):((_64,_1),(_16,_8,_256))",
+                   "((_4,_8),(_4,_2)):((_32,_1),(_8,_128))", _SM80_16x8_Row)
 
 
 def _mma(shape, acc, ab, min_sm, atoms, tv):
@@ -251,6 +254,8 @@ MMA = {i.name: i for i in (
     _mma((16, 8, 16), "f16", "f16", 80, ["SM80_16x8x16_F16F16F16F16_TN"], TV_16x8x16_16BIT),
     _mma((16, 8, 16), "f32", "f16", 80, ["SM80_16x8x16_F32F16F16F32_TN"], TV_16x8x16_16BIT),
     _mma((16, 8, 16), "f32", "bf16", 80, ["SM80_16x8x16_F32BF16BF16F32_TN"], TV_16x8x16_16BIT),
+    _mma((16, 8, 8), "f32", "tf32", 80, ["SM80_16x8x8_F32TF32TF32F32_TN"], TV_16x8x8_TF32),
+    _mma((16, 8, 32), "s32", "s8", 80, ["SM80_16x8x32_S32S8S8S32_TN"], TV_16x8x32_8BIT),
 )}
 """The mma.sync forms by ``labkit.cuda.ptx`` name."""
 

@@ -69,10 +69,39 @@ def _m16n8_16bit(op, lane, i):
     return g + 8 * (i // 2), 2 * q + i % 2
 
 
+def _m16n8k8_32bit(op, lane, i):
+    """PTX ISA, "Matrix Fragments for mma.m16n8k8" with ``.tf32`` A and B (one element per
+    register): A ``a0, a2`` in row groupID, ``a1, a3`` in row groupID+8, ``a0, a1`` in column
+    threadID_in_group, ``a2, a3`` in column threadID_in_group+4; B ``b0`` in row (k)
+    threadID_in_group, ``b1`` in row threadID_in_group+4, column (n) groupID; C as f32."""
+    g, q = lane >> 2, lane % 4
+    if op == "A":
+        return g + 8 * (i % 2), q + 4 * (i // 2)
+    if op == "B":
+        return g, q + 4 * i                              # (n, k): CuTe's order
+    return g + 8 * (i // 2), 2 * q + i % 2
+
+
+def _m16n8k32_8bit(op, lane, i):
+    """PTX ISA, "Matrix Fragments for mma.m16n8k32" with ``.s8``/``.u8`` A and B (four to a
+    register): A ``ai`` in row groupID for ``i < 4`` or ``8 <= i < 12`` (else groupID+8), column
+    ``threadID_in_group*4 + (i & 3)`` (+16 for ``i >= 8``); B ``bi`` in row (k)
+    ``threadID_in_group*4 + (i & 3)`` (+16 for ``i >= 4``), column (n) groupID; C (.s32) row
+    groupID (+8 for ``i >= 2``), column ``threadID_in_group*2 + (i & 1)``."""
+    g, q = lane >> 2, lane % 4
+    if op == "A":
+        return g + 8 * ((i // 4) % 2), 4 * q + (i & 3) + 16 * (i // 8)
+    if op == "B":
+        return g, 4 * q + (i & 3) + 16 * (i // 4)        # (n, k): CuTe's order
+    return g + 8 * (i // 2), 2 * q + (i & 1)
+
+
 _FRAGMENT_RULES = {
     # (m, n, k, bits of an A/B element): the PTX ISA's fragment rule for that family
     (16, 8, 8, 16): _m16n8_16bit,
     (16, 8, 16, 16): _m16n8_16bit,
+    (16, 8, 8, 32): _m16n8k8_32bit,
+    (16, 8, 32, 8): _m16n8k32_8bit,
 }
 
 
