@@ -49,7 +49,7 @@ st.shared.v4.b32 [$0], {$1, $2, $3, $4};
 from __future__ import annotations
 
 import numpy as np
-from numba.core import config as _numba_config
+from labkit.cuda._numba import SIMULATED as _SIMULATED
 
 __all__ = [
     "MIN_SM",
@@ -67,52 +67,17 @@ __all__ = [
     "sim_tensor_map",
 ]
 
-#: minimum SM of each instruction (0: any GPU numba supports)
-MIN_SM = {
-    "ld_global_v4": 0,
-    "st_shared_v4": 0,
-    "cp_async_cg_16_zfill": 80,
-    "st_global_u32": 0,
-    "st_global_v2_f32": 0,
-    "mbarrier_init": 80,
-    "fence_mbarrier_init": 90,
-    "mbarrier_arrive_expect_tx": 90,
-    "mbarrier_try_wait": 90,
-    "tma_load_2d": 90,
-}
+from labkit.atoms.instructions import GEMM_PTX as _REGISTRY  # noqa: E402
 
-#: inline-assembly text of each instruction (``$n`` are operands)
-PTX = {
-    "ld_global_v4": (
-        "{ .reg .pred p; .reg .u64 g; setp.ne.u32 p, $5, 0; cvta.to.global.u64 g, $4; "
-        "mov.b32 $0, 0; mov.b32 $1, 0; mov.b32 $2, 0; mov.b32 $3, 0; "
-        "@p ld.global.v4.u32 {$0, $1, $2, $3}, [g]; }"
-    ),
-    "st_shared_v4": "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
-    "cp_async_cg_16_zfill": (
-        "{ .reg .u64 g; cvta.to.global.u64 g, $1; cp.async.cg.shared.global [$0], [g], 16, $2; }"
-    ),
-    "st_global_u32": "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.b32 [g], $1; }",
-    "st_global_v2_f32": "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.v2.f32 [g], {$1, $2}; }",
-    "mbarrier_init": "mbarrier.init.shared::cta.b64 [$0], $1;",
-    "fence_mbarrier_init": "fence.mbarrier_init.release.cluster; fence.proxy.async.shared::cta;",
-    "mbarrier_arrive_expect_tx": "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
-    "mbarrier_try_wait": (
-        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; selp.u32 $0, 1, 0, p; }"
-    ),
-    "tma_load_2d": (
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-        "[$0], [$1, {$2, $3}], [$4];"
-    ),
-}
+#: minimum SM of each instruction (0: any GPU numba supports), from the instruction registry
+MIN_SM = {name: ins.min_sm for name, ins in _REGISTRY.items()}
+
+#: inline-assembly text of each instruction (``$n`` are operands), from the instruction registry
+PTX = {name: ins.asm for name, ins in _REGISTRY.items()}
 
 
 def _gpu_bindings():
-    from llvmlite import ir
-    from numba import types
-    from numba.core import cgutils
-    from numba.core.errors import TypingError
-    from numba.core.extending import intrinsic
+    from labkit.cuda._numba import TypingError, element_pointer_as_int, intrinsic, ir, types
 
     i32, i64 = ir.IntType(32), ir.IntType(64)
 
@@ -127,15 +92,7 @@ def _gpu_bindings():
             return
         raise TypingError(f"{fname}: index must be {arr.ndim} integer(s) for a {arr.ndim}-D array; got {idx}")
 
-    def element_address(context, builder, aryty, ary_val, idxty, idx_val):
-        ary = context.make_array(aryty)(context, builder, ary_val)
-        if isinstance(idxty, types.BaseTuple):
-            items = cgutils.unpack_tuple(builder, idx_val, len(idxty))
-            idx = [context.cast(builder, v, t, types.intp) for v, t in zip(items, idxty)]
-        else:
-            idx = [context.cast(builder, idx_val, idxty, types.intp)]
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, idx, wraparound=False)
-        return builder.ptrtoint(ptr, i64)
+    element_address = element_pointer_as_int
 
     @intrinsic
     def ld_global_v4(typingctx, src, index, pred):
@@ -427,7 +384,7 @@ def _sim_bindings():
             sim_tensor_map)
 
 
-_impl = _sim_bindings() if _numba_config.ENABLE_CUDASIM else _gpu_bindings()
+_impl = _sim_bindings() if _SIMULATED else _gpu_bindings()
 (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
  mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_try_wait, tma_load_2d,
  sim_tensor_map) = _impl
