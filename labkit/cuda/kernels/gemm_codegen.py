@@ -328,7 +328,7 @@ def _tma_pipeline(w, stages, SB, B_OFF, bk, KK, load_frags, mmas):
     def wait(comment):
         with w.block(f"while mbarrier_try_wait(rbar, rphase) == 0:  # {comment}", call="mbarrier_try_wait",
                      op=INTRINSICS["mbarrier_try_wait"], cute="wait_stage"):
-            w.code("pass", cute="wait_stage")
+            w.code("pass")
 
     with w.in_phase("prologue"):
         w.comment("one thread sets up one mbarrier per stage (one arrival: the thread that issues the copy)")
@@ -347,8 +347,8 @@ def _tma_pipeline(w, stages, SB, B_OFF, bk, KK, load_frags, mmas):
                     issue(str(st * SB), f"uint32(bar0 + {8 * st})", f"k_first + {st * bk}")
         with w.concept("k_pipe"):
             w.code("rd = uint32(0)")
-            w.code("rbar = uint32(bar0)", cute="wait_stage")
-            w.code("rphase = uint32(0)", cute="wait_stage")
+            w.code("rbar = uint32(bar0)", cute="mbarrier")
+            w.code("rphase = uint32(0)", cute="mbarrier")
             w.code(f"wr = uint32({last})")
             w.code(f"wbar = uint32(bar0 + {8 * (stages - 1)})", cute="mbarrier")
         w.code(f"kload = int32(k_first + {(stages - 1) * bk})", cute="k_tile")

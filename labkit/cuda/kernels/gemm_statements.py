@@ -134,13 +134,14 @@ def render(statements) -> str:
     return "\n".join(s.line() for s in statements) + "\n"
 
 
-def select(statements, cute, *, phase=None, call=None):
-    """``((count, text), ...)``: the statements tagged ``cute`` (in ``phase``, calling ``call``
-    if given), in order; consecutive ones that share a ``repeat`` key count as one line."""
+def select(statements, cute, *, phase=None, kind=None, call=None):
+    """``((count, text), ...)``: the statements tagged ``cute`` (of ``phase``, ``kind`` and
+    calling ``call``, those given), in order; consecutive ones that share a ``repeat`` key count as
+    one line, shown by the first."""
     cutes = (cute,) if isinstance(cute, str) else tuple(cute)
     out = []
     for s in statements:
-        if s.cute not in cutes or (phase and s.phase != phase) or (call and s.call != call):
+        if s.cute not in cutes or (phase and s.phase != phase) or (kind and s.kind != kind) or (call and s.call != call):
             continue
         key = (s.cute, s.repeat) if s.repeat else None
         if out and key is not None and out[-1][0] == key:
