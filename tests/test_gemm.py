@@ -18,15 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from labkit.cuda.kernels import gemm, gemm_anchor, gemm_pipeline, gemm_tma
-from labkit.cuda.kernels import gemm_tensorcore as tc
-from labkit.cuda.kernels.gemm_common import (
-    check_operands,
-    instruction_mix,
-    reference,
-    relative_error,
-    tolerance,
-)
+from labkit.cuda.kernels import gemm, gemm_anchor, gemm_codegen, gemm_layout, gemm_pipeline, gemm_sass, gemm_tma
+from labkit.cuda.kernels.gemm_common import check_operands, reference, relative_error, tolerance
+from labkit.cuda.kernels.gemm_config import TileConfig
+from labkit.cuda.kernels.gemm_sass import instruction_mix
 from labkit.errors import DeviceError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -41,58 +36,60 @@ def _ab(M=64, N=32, K=64, dtype=np.float16):
 
 
 @pytest.mark.parametrize(
-    ("step", "A", "B", "acc", "arch", "needle"),
+    ("step", "A", "B", "acc", "sm", "needle"),
     [
-        ("naive", *_ab(dtype=np.float32), "f32", (9, 0), "A: must be float16"),
-        ("naive", np.zeros((4, 8), np.float16), np.zeros((3, 9), np.float16), "f32", (9, 0), "B: must be (N, K)"),
-        ("naive", np.zeros((4, 8, 1), np.float16), np.zeros((3, 8), np.float16), "f32", (9, 0), "A: must be 2-D"),
-        ("naive", *_ab(), "f64", (9, 0), "acc: must be one of"),
-        ("mma", *_ab(K=60), "f32", (9, 0), "K: step 'mma' needs K to be a multiple of 8"),
-        ("pipeline", *_ab(), "f32", (7, 0), "arch: step 'pipeline' needs compute capability >= sm_75"),
-        ("smem", np.zeros((0, 8), np.float16), np.zeros((3, 8), np.float16), "f32", (9, 0), "M: must be >= 1"),
+        ("naive", *_ab(dtype=np.float32), "f32", 90, "A: must be float16"),
+        ("naive", np.zeros((4, 8), np.float16), np.zeros((3, 9), np.float16), "f32", 90, "B: must be (N, K)"),
+        ("naive", np.zeros((4, 8, 1), np.float16), np.zeros((3, 8), np.float16), "f32", 90, "A: must be 2-D"),
+        ("naive", *_ab(), "f64", 90, "acc: must be one of"),
+        ("mma", *_ab(K=60), "f32", 90, "K: step 'mma' needs K to be a multiple of 8"),
+        ("pipeline", *_ab(), "f32", 70, "sm: step 'pipeline' needs sm_75 or newer, this GPU is sm_70"),
+        ("smem", np.zeros((0, 8), np.float16), np.zeros((3, 8), np.float16), "f32", 90, "M: must be >= 1"),
         # TMA and mbarrier transaction counts are sm_90: T4 (sm_75) and A100 (sm_80) are refused
-        ("tma", *_ab(), "f32", (7, 5), "arch: step 'tma' needs compute capability >= sm_90, this GPU is sm_75"),
-        ("tma", *_ab(), "f32", (8, 0), "arch: step 'tma' needs compute capability >= sm_90, this GPU is sm_80"),
-        ("tma", *_ab(K=60), "f32", (9, 0), "K: step 'tma' needs K to be a multiple of 8"),
-        ("tma", *_ab(dtype=np.float32), "f32", (9, 0), "A: must be float16"),
+        ("tma", *_ab(), "f32", 75, "sm: step 'tma' needs sm_90 or newer, this GPU is sm_75"),
+        ("tma", *_ab(), "f32", 80, "sm: step 'tma' needs sm_90 or newer, this GPU is sm_80"),
+        # an SM is an int (75, 80, 90), as labkit.cuda.launch.device_sm gives it
+        ("mma", *_ab(), "f32", (9, 0), "sm: must be an int SM version such as 80 or 90"),
+        ("tma", *_ab(K=60), "f32", 90, "K: step 'tma' needs K to be a multiple of 8"),
+        ("tma", *_ab(dtype=np.float32), "f32", 90, "A: must be float16"),
     ],
 )
-def test_bad_operands_are_refused_before_launch(step, A, B, acc, arch, needle):
+def test_bad_operands_are_refused_before_launch(step, A, B, acc, sm, needle):
     with pytest.raises(DeviceError) as e:
-        gemm.gemm(A, B, step=step, acc=acc, arch=arch)
+        gemm.gemm(A, B, step=step, acc=acc, sm=sm)
     assert needle in str(e.value)
 
 
 def test_non_k_major_and_wrong_c_are_refused():
     A, B = _ab()
     with pytest.raises(DeviceError, match="A: must be row-major"):
-        check_operands("mma", np.asfortranarray(A), B, None, "f32", (9, 0), min_arch=(7, 5))
+        check_operands("mma", np.asfortranarray(A), B, None, "f32", 90, min_sm=75)
     with pytest.raises(DeviceError, match="C: acc='f16' writes float16"):
-        check_operands("mma", A, B, np.zeros((64, 32), np.float32), "f16", (9, 0), min_arch=(7, 5))
+        check_operands("mma", A, B, np.zeros((64, 32), np.float32), "f16", 90, min_sm=75)
     with pytest.raises(DeviceError, match=r"C: must be \(M, N\) = \(64, 32\)"):
-        check_operands("mma", A, B, np.zeros((32, 64), np.float32), "f32", (9, 0), min_arch=(7, 5))
+        check_operands("mma", A, B, np.zeros((32, 64), np.float32), "f32", 90, min_sm=75)
     with pytest.raises(DeviceError, match="step: must be one of"):
         gemm.step_module("cublas")
 
 
 def test_tile_config_rules():
     with pytest.raises(DeviceError, match="bk must be"):
-        tc.TileConfig(bk=48)
+        TileConfig(bk=48)
     with pytest.raises(DeviceError, match="double_buffer needs stages >= 2"):
-        tc.TileConfig(stages=1, double_buffer=True)
+        TileConfig(stages=1, double_buffer=True)
     with pytest.raises(DeviceError, match="multiple of 16"):
-        tc.TileConfig(bm=96, warps_m=4)
+        TileConfig(bm=96, warps_m=4)
     with pytest.raises(DeviceError, match="config: must be a TileConfig"):
         gemm_pipeline.source(config="huge")
     # a TMA box is one 128-byte-swizzled tile: 64 halves a row, at most 256 rows
     with pytest.raises(DeviceError, match="loader='tma' needs bk=64"):
-        tc.TileConfig(bk=32, loader="tma")
+        TileConfig(bk=32, loader="tma")
     with pytest.raises(DeviceError, match="loader must be"):
-        tc.TileConfig(loader="dma")
+        TileConfig(loader="dma")
     with pytest.raises(DeviceError, match="step 'tma' needs loader='tma'"):
         gemm_tma.source(config=gemm_pipeline.CONFIGS["128x128x64s3ca"])
     with pytest.raises(DeviceError, match="loader='tma' needs sm_90"):
-        tc.kernel_source(gemm_tma.CONFIGS[gemm_tma.DEFAULT], "f32", (8, 0))
+        gemm_codegen.kernel_source(gemm_tma.CONFIGS[gemm_tma.DEFAULT], "f32", 80)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -106,7 +103,7 @@ def test_swizzled_offset_is_cutes_swizzle_333_sgemm_sm80_layout():
     for r in range(128):
         for k in range(64):
             # tile_to_shape((128, 64)) repeats the 8x64 atom down the rows, 512 elements apart
-            assert tc.swizzled_offset(r, k, 64) == 512 * (r // 8) + atom(r % 8, k)
+            assert gemm_layout.swizzled_offset(r, k, 64) == 512 * (r // 8) + atom(r % 8, k)
 
 
 def _ldmatrix_wavefronts(offset, bk, rows=16):
@@ -125,9 +122,9 @@ def _ldmatrix_wavefronts(offset, bk, rows=16):
 
 @pytest.mark.parametrize("bk", [32, 64])
 def test_swizzle_makes_ldmatrix_conflict_free(bk):
-    assert _ldmatrix_wavefronts(tc.swizzled_offset, bk) == 1
+    assert _ldmatrix_wavefronts(gemm_layout.swizzled_offset, bk) == 1
     # row-major: rows bk halves apart share a slot, 8 ways for 128-byte rows, 4 for 64-byte
-    assert _ldmatrix_wavefronts(tc.plain_offset, bk) == {64: 8, 32: 4}[bk]
+    assert _ldmatrix_wavefronts(gemm_layout.plain_offset, bk) == {64: 8, 32: 4}[bk]
 
 
 def test_tma_offset_is_cutes_128_byte_swizzle_atom():
@@ -138,8 +135,8 @@ def test_tma_offset_is_cutes_128_byte_swizzle_atom():
     atom = lk.composition(lk.Swizzle(3, 3, 3), lk.make_layout((8, 64), (64, 1)))
     for r in range(256):
         for k in range(64):
-            assert tc.tma_offset(r, k, 64) == 512 * (r // 8) + atom(r % 8, k)
-    assert _ldmatrix_wavefronts(tc.tma_offset, 64) == 1
+            assert gemm_layout.tma_offset(r, k, 64) == 512 * (r // 8) + atom(r % 8, k)
+    assert _ldmatrix_wavefronts(gemm_layout.tma_offset, 64) == 1
 
 
 @pytest.mark.parametrize("bk", [16, 32, 64])
@@ -150,11 +147,11 @@ def test_kernel_offsets_are_pycutes_swizzled_layout(bk):
 
     b = (bk // 8).bit_length() - 1
     atom = Layout((8, (8, bk // 8)), (8, (1, 64)))
-    offset = tc.offset_function("swizzle", bk)
+    offset = gemm_layout.offset_function("swizzle", bk)
     for r in range(64):
         for k in range(bk):
             assert offset(r, k) == 8 * bk * (r // 8) + Swizzle(b, 3, 3)(atom(r % 8, k))
-    assert "^" not in tc.offset_source(tc.smem_layout("plain", bk))
+    assert "^" not in gemm_layout.offset_source(gemm_layout.smem_layout("plain", bk))
 
 
 def test_ldmatrix_lanes_follow_the_ptx_isa():
@@ -165,7 +162,7 @@ def test_ldmatrix_lanes_follow_the_ptx_isa():
     a_origin = [(0, 0), (8, 0), (0, 8), (8, 8)]
     b_origin = [(0, 0), (0, 8), (8, 0), (8, 8)]
     for operand, origin in (("A", a_origin), ("B", b_origin)):
-        rows, cols = tc.ldmatrix_lanes(operand)
+        rows, cols = gemm_layout.ldmatrix_lanes(operand)
         for t in range(32):
             mode = (t % 8, (t // 8) % 2, t // 16)
             got = (sum(m * d for m, d in zip(mode, rows)), sum(m * d for m, d in zip(mode, cols)))
@@ -175,7 +172,7 @@ def test_ldmatrix_lanes_follow_the_ptx_isa():
 
 def test_swizzled_offsets_are_a_permutation():
     for bk in (32, 64):
-        offs = sorted(tc.swizzled_offset(r, k, bk) for r in range(64) for k in range(bk))
+        offs = sorted(gemm_layout.swizzled_offset(r, k, bk) for r in range(64) for k in range(bk))
         assert offs == list(range(64 * bk))
 
 
@@ -184,23 +181,23 @@ def test_swizzled_offsets_are_a_permutation():
 
 
 @pytest.mark.parametrize(
-    ("cfg", "arch", "acc", "per_kblock"),
+    ("cfg", "sm", "acc", "per_kblock"),
     [
         # 2x2 warps of 64x64: 4x8 atoms, one m16n8k16 each per 16-deep k-block
-        (gemm_pipeline.CONFIGS["128x128x64s3"], (8, 0), "f32", 32),
+        (gemm_pipeline.CONFIGS["128x128x64s3"], 80, "f32", 32),
         # sm_75: each k16 step is two m16n8k8
-        (gemm_pipeline.CONFIGS["128x128x64s3"], (7, 5), "f16", 64),
+        (gemm_pipeline.CONFIGS["128x128x64s3"], 75, "f16", 64),
         # step 3: 2x2 warps of 32x32: 2x4 atoms
-        (gemm.step_module("mma").CONFIG, (8, 0), "f32", 8),
+        (gemm.step_module("mma").CONFIG, 80, "f32", 8),
     ],
 )
-def test_kernel_source_unrolls_every_mma(cfg, arch, acc, per_kblock):
-    src = tc.kernel_source(cfg, acc, arch, "k")
+def test_kernel_source_unrolls_every_mma(cfg, sm, acc, per_kblock):
+    src = gemm_codegen.kernel_source(cfg, acc, sm, "k")
     compile(src, "<k>", "exec")
     kblocks = cfg.bk // 16
-    name = tc._mma_names(acc, arch)[0]
+    name = gemm_codegen.mma_name(acc, sm)[0]
     assert src.count(f"{name}(") == per_kblock * kblocks
-    uses_async = cfg.stages_for(arch) >= 2
+    uses_async = cfg.stages_for(sm) >= 2
     assert ("cp_async_cg_16(" in src) == uses_async
     assert ("ld_global_v4(" in src) == (not uses_async)
     assert "cuda.local.array" not in src  # every register is a named scalar
@@ -211,7 +208,7 @@ def test_default_pipeline_copies_through_l1():
     # the first, possibly partial k-tile uses the zero-filling cp.async.cg form
     cfg = gemm_pipeline.CONFIGS[gemm_pipeline.DEFAULT]
     per_tile = (cfg.bm + cfg.bn) * cfg.bk // 8 // cfg.threads  # 16-byte copies per thread
-    src = gemm_pipeline.source("f32", (9, 0))
+    src = gemm_pipeline.source("f32", 90)
     # prologue tiles 1 .. stages-2 and the main loop's tile, whole: .ca
     assert src.count("cp_async_16(") == per_tile * (cfg.stages - 1)
     assert "cp_async_cg_16(" not in src
@@ -220,22 +217,24 @@ def test_default_pipeline_copies_through_l1():
 
 def test_sm75_falls_back_to_one_stage():
     cfg = gemm_pipeline.CONFIGS[gemm_pipeline.DEFAULT]
-    assert cfg.stages_for((7, 5)) == 1 and cfg.stages_for((9, 0)) == 3
-    assert cfg.smem_bytes((9, 0)) == 3 * (128 + 128) * 64 * 2
+    assert cfg.stages_for(75) == 1 and cfg.stages_for(90) == 3
+    assert cfg.smem_bytes(90) == 3 * (128 + 128) * 64 * 2
 
 
-def test_tma_kernel_source():
+def test_tma_kernel_statements():
     cfg = gemm_tma.CONFIGS[gemm_tma.DEFAULT]
-    src = gemm_tma.source("f32", (9, 0))
-    compile(src, "<k>", "exec")
+    stmts = gemm_tma.statements("f32", 90)
+    compile(gemm_tma.source("f32", 90), "<k>", "exec")
+    ops = [s.op for s in stmts]
     # one thread issues two boxes (A, B) per k-tile: stages-1 in the prologue, one in the loop
-    assert src.count("tma_load_2d(") == 2 * cfg.stages
-    assert len(__import__("re").findall(r"(?<!fence_)mbarrier_init\(", src)) == cfg.stages
-    assert "cp_async" not in src and "ld_global_v4" not in src
-    assert src.count("mma_m16n8k16_f32f16f16f32(") == tc.hmma_per_ktile(cfg, (9, 0))
+    assert ops.count("cp.async.bulk.tensor") == 2 * cfg.stages
+    assert [s.phase for s in stmts if s.op == "cp.async.bulk.tensor"].count("mainloop") == 2
+    assert ops.count("mbarrier.init") == cfg.stages
+    assert not {"cp.async", "ld.global.v4", "st.shared.v4"} & set(ops)
+    assert [s.phase for s in stmts if s.op == "mma"].count("mainloop") == gemm_sass.hmma_per_ktile(cfg, 90)
     # 256x128x64, 4 stages: 4 * 48 KB of tiles + 1 KB (alignment, mbarriers) = one CTA per SM
-    assert cfg.smem_bytes((9, 0)) == 4 * (256 + 128) * 64 * 2 + 1024
-    assert tc.occupancy(255, cfg.threads, cfg.smem_bytes((9, 0)), arch=(9, 0)) == 1
+    assert cfg.smem_bytes(90) == 4 * (256 + 128) * 64 * 2 + 1024
+    assert gemm_sass.ctas_per_sm(255, cfg.threads, cfg.smem_bytes(90), 90) == 1
 
 
 def test_ktile_mix_reads_the_main_loop():
@@ -248,7 +247,7 @@ def test_ktile_mix_reads_the_main_loop():
         "        /*0040*/               @P0 BRA 0x10 ;",
         "        /*0050*/                   EXIT ;",
     ])
-    assert tc.ktile_mix(cuobjdump, 1) == {"LDSM": 0.5, "HMMA": 1.0, "BRA": 0.5, "total": 2.0}
+    assert gemm_sass.ktile_mix(cuobjdump, 1) == {"LDSM": 0.5, "HMMA": 1.0, "BRA": 0.5, "total": 2.0}
     nvdisasm = "\n".join([
         "        /*0000*/                   MOV R1, c[0x0][0x28] ;",
         ".L_x_3:",
@@ -256,17 +255,20 @@ def test_ktile_mix_reads_the_main_loop():
         "        /*0020*/              @!P0 LDGSTS.E.LTC128B.128 [R1], desc[UR4][R2.64] ;",
         "        /*0030*/               @P0 BRA `(.L_x_3) ;",
     ])
-    assert tc.ktile_mix(nvdisasm, 1) == {"HMMA": 1.0, "LDGSTS": 1.0, "BRA": 1.0, "total": 3.0}
-    assert tc.ktile_mix("", 1) == {}
+    assert gemm_sass.ktile_mix(nvdisasm, 1) == {"HMMA": 1.0, "LDGSTS": 1.0, "BRA": 1.0, "total": 3.0}
+    assert gemm_sass.ktile_mix("", 1) == {}
 
 
-def test_occupancy_follows_the_sm_limits():
-    # Hopper/Ampere: 64 K registers in 256-register units per warp, 228 KB of shared memory
-    # with 1 KB reserved per CTA, 2048 threads; sgemm_sm80's 96 KB, 128-thread CTAs: 2 per SM
-    assert tc.occupancy(254, 128, 96 * 1024, arch=(9, 0)) == 2
-    assert tc.occupancy(128, 128, 16 * 1024, arch=(9, 0)) == 4
-    assert tc.occupancy(64, 128, 16 * 1024, arch=(9, 0)) == 8
-    assert tc.occupancy(32, 1024, 0, arch=(9, 0)) == 2
+def test_reports_take_occupancy_from_the_sm_limits():
+    # Hopper: 64 K registers in 256-register units per warp, 228 KB of shared memory with 1 KB
+    # reserved per CTA, 2048 threads; sgemm_sm80's 96 KB, 128-thread CTAs: 2 per SM
+    assert gemm_sass.ctas_per_sm(254, 128, 96 * 1024, 90) == 2
+    assert gemm_sass.ctas_per_sm(128, 128, 16 * 1024, 90) == 4
+    assert gemm_sass.ctas_per_sm(64, 128, 16 * 1024, 90) == 8
+    assert gemm_sass.ctas_per_sm(32, 1024, 0, 90) == 2
+    # an A100 has 164 KB a multiprocessor: one such CTA; an SM the table lacks: no figure
+    assert gemm_sass.ctas_per_sm(254, 128, 96 * 1024, 80) == 1
+    assert gemm_sass.ctas_per_sm(254, 128, 96 * 1024, 120) is None
 
 
 # sgemm_sm80.cu's own report line: printf("CUTE_GEMM:     [%6.1f]GFlop/s  (%6.4f)ms\n", ...)
@@ -277,7 +279,7 @@ def test_anchor_parses_sgemm_sm80_output():
     line = "CUTE_GEMM:     [%6.1f]GFlop/s  (%6.4f)ms" % (377100.0, 0.3645)
     assert gemm_anchor.parse_output(line) == (377.1, 0.3645)
     assert gemm_anchor.parse_output("CUTE_GEMM: failed") is None
-    cmd = gemm_anchor.build_command("nvcc", "/c", (9, 0), "/tmp/x")
+    cmd = gemm_anchor.build_command("nvcc", "/c", 90, "/tmp/x")
     assert "-gencode=arch=compute_90,code=sm_90" in cmd and cmd[-1] == "/tmp/x"
 
 
@@ -292,7 +294,7 @@ def test_anchor_source_prints_the_line_the_parser_reads():
 
 def test_anchor_without_nvcc_says_so(monkeypatch):
     monkeypatch.setattr(gemm_anchor, "nvcc_path", lambda: None)
-    a = gemm_anchor.Anchor((9, 0))
+    a = gemm_anchor.Anchor(90)
     a.start()
     assert not a.wait() and a.reason.startswith("nvcc not found")
     out = __import__("io").StringIO()
@@ -319,6 +321,64 @@ def test_tolerance_model():
     ref = reference(np.ones((2, 3), np.float16), np.ones((4, 3), np.float16))
     assert ref.shape == (2, 4) and np.all(ref == 3.0)
     assert relative_error(np.full((2, 4), np.nan), ref) == float("inf")
+
+
+# ---------------------------------------------------------------------------------------------
+# kernels as data: the tags of the generated statements
+
+
+def _every_kernel():
+    from labkit.cuda.kernels import gemm_mma, gemm_swizzle
+
+    out = [(gemm_mma, None), (gemm_swizzle, None)]
+    out += [(gemm_pipeline, name) for name in ("128x128x64s3ca", "128x128x64s3", "32x32x32s3ca")]
+    out += [(gemm_tma, name) for name in ("256x128x64s4", "32x32x64s3")]
+    return out
+
+
+@pytest.mark.parametrize("acc", ["f32", "f16"])
+@pytest.mark.parametrize("sm", [75, 80, 90])
+@pytest.mark.parametrize("kernel", range(len(_every_kernel())))
+def test_statement_tags_say_what_each_line_does(kernel, sm, acc):
+    import re
+
+    from labkit.cuda.kernels.gemm_statements import PHASES, render
+
+    mod, config = _every_kernel()[kernel]
+    if mod is gemm_tma and sm < 90:
+        pytest.skip("TMA is sm_90")
+    stmts = mod.statements(acc, sm, **({"config": config} if config else {}))
+    assert render(stmts) == mod.source(acc, sm, **({"config": config} if config else {}))
+    for st in stmts:
+        # the intrinsic a statement's text calls is the one its tags name, with its PTX instruction
+        called = {name for name in gemm_codegen.INTRINSICS
+                  if re.search(rf"(?<![\w.]){re.escape(name)}\(", st.text)}
+        assert called == ({st.call} if st.call else set()), st.text
+        assert st.op == (gemm_codegen.INTRINSICS[st.call] if st.call else None)
+        assert (st.kind in ("block", "def")) == st.text.split("#")[0].rstrip().endswith(":")
+    # setup, prologue, k-tile loop, epilogue: in that order, the loop's header first
+    phases = [PHASES.index(st.phase) for st in stmts]
+    assert phases == sorted(phases)
+    loop = [st for st in stmts if st.phase == "mainloop"]
+    assert loop[0].kind == "block" and loop[0].cute == "k_tile" and all(st.depth > loop[0].depth for st in loop[1:])
+
+
+def test_statements_give_each_cute_partition_its_lines():
+    from labkit.cuda.kernels.gemm_statements import select
+
+    cfg = gemm_pipeline.CONFIGS[gemm_pipeline.DEFAULT]
+    stmts = gemm_pipeline.statements("f32", 90)
+    per_tile = cfg.bm * cfg.bk // 8 // cfg.threads        # 16-byte copies of A per thread and k-tile
+    copies = select(stmts, "copy", phase="mainloop", kind="code")
+    assert [n for n, _ in copies] == [per_tile, per_tile] and all("cp_async_16(" in t for _, t in copies)
+    mi, ni = cfg.atoms
+    assert select(stmts, "gemm", phase="mainloop")[0][0] == mi * ni * cfg.bk // 16
+    assert [t.split(" = ")[0] for _, t in select(stmts, "tCgC")] == ["erow", "ecol", "ebase"]
+    with pytest.raises(DeviceError, match="phase: must be one of"):
+        from labkit.cuda.kernels.gemm_statements import Writer
+
+        with Writer().in_phase("teardown"):
+            pass
 
 
 # ---------------------------------------------------------------------------------------------
@@ -405,9 +465,9 @@ def test_pipeline_configs_on_gpu_without_spills(config):
 @pytest.mark.gpu
 @pytest.mark.parametrize("config", sorted(gemm_tma.CONFIGS))
 def test_tma_configs_on_gpu_without_spills(config):
-    from labkit.cuda.kernels.gemm_common import device_arch
+    from labkit.cuda.launch import device_sm
 
-    if device_arch() < (9, 0):
+    if device_sm() < 90:
         pytest.skip("TMA needs sm_90")
     err, tol = gemm.check("tma", 520, 392, 776, acc="f32", config=config)
     assert err <= tol
@@ -421,5 +481,5 @@ def test_sm75_code_path_on_gpu(step):
     # The T4 fallback (m16n8k8, plain loads instead of cp.async) uses only sm_75 instructions,
     # so any newer GPU runs it too.
     for M, N, K in GPU_SHAPES[:2]:
-        err, tol = gemm.check(step, M, N, K, acc="f32", arch=(7, 5))
+        err, tol = gemm.check(step, M, N, K, acc="f32", sm=75)
         assert err <= tol, f"{step} sm_75 path {M}x{N}x{K}: relative error {err:.3g} over {tol:.3g}"

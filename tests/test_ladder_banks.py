@@ -52,3 +52,13 @@ def test_tensorcore_steps_row_major_against_swizzled():
     # 8 threads store the 8 chunks of one 128-byte row: 4 wavefronts per 32-lane store, either way
     for c in (plain, swz):
         assert (c["store"].count, c["store"].wavefronts, c["store"].worst_degree) == (8, 32, 1)
+
+
+def test_copy_stores_follow_the_tile_width():
+    # bk = 32: a row is 4 chunks of 16 bytes, so 32 lanes store 8 whole rows, 512 contiguous
+    # bytes of a row-major tile: 4 wavefronts of 128 bytes, no bank shared
+    from labkit.cuda.kernels import gemm_pipeline
+    cfg = gemm_pipeline.CONFIGS["128x128x32s4"]
+    store = lb.tensorcore_step_conflicts(cfg, swizzled=False)["store"]
+    passes = (cfg.bm + cfg.bn) // (cfg.threads // (cfg.bk // 8))
+    assert (store.count, store.wavefronts, store.worst_degree) == (passes, 4 * passes, 1)

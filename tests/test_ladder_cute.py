@@ -1,10 +1,10 @@
-"""labkit.lab.ladder_cute: a ladder rung's CuTe objects against CuTe C++, and against the rung itself.
+"""labkit.lab.ladder_cute and ladder_trace: a ladder step's CuTe objects against CuTe C++, and against the step itself.
 
 Two arbiters. CuTe C++ (its headers, compiled by g++ on the CPU with the machinery of
 tests/test_cute_cpp.py, cached the same way) prints the layouts and element offsets of
 ``local_tile``, ``local_partition``, a 128-bit ``make_tiled_copy``'s ``partition_S``/``partition_D``,
 the ladder's TiledMMA (a layout permutation) and its ``ldmatrix.x4`` copies: labkit's must be the
-same. The rung's own kernel, run for one thread (``ladder_cute.trace``), gives the addresses its
+same. The step's own kernel, run for one thread (``ladder_trace.trace``), gives the addresses its
 loop computes: every offset of the thread's CuTe partitions must be one of them, and back.
 """
 
@@ -18,13 +18,15 @@ from pathlib import Path
 import pytest
 
 import labkit as lk
+from labkit.cuda.kernels.gemm import STEPS
 from labkit.lab import ladder_cute as lc
+from labkit.lab import ladder_trace as lt
 from labkit.errors import LabkitError
 
 S, X = lk.S, lk.X
 
 
-# ------------------------------------------------------------------ the rung's own addresses
+# ------------------------------------------------------------------ the step's own addresses
 
 def _pairs(args):
     return {(int(a[0]), int(a[2])) for a in args}
@@ -32,13 +34,13 @@ def _pairs(args):
 
 @pytest.mark.parametrize("step", ["mma", "swizzle", "pipeline"])
 @pytest.mark.parametrize("block,thread", [(0, 0), (1, 9), (3, 77), (2, 127)])
-def test_copy_partitions_are_the_addresses_of_the_rungs_copies(step, block, thread):
+def test_copy_partitions_are_the_addresses_of_the_steps_copies(step, block, thread):
     M = N = 256
-    K = 4 * lc.rung_config(step).bk
+    K = 4 * lt.step_config(step).bk
     c = lc.cute_objects(step, M=M, N=N, K=K, block=block, thread=thread)
     o, cfg = c.objects, c.config
-    t = lc.trace(step, M=M, N=N, K=K, block=block, thread=thread)
-    # the block's tile: local_tile's offset is where the rung's raster puts the block
+    t = lt.trace(step, M=M, N=N, K=K, block=block, thread=thread)
+    # the block's tile: local_tile's offset is where the step's raster puts the block
     assert int(o["gA"].offset) == t.variables["m0"] * K and int(o["gB"].offset) == t.variables["n0"] * K
     assert int(o["gC"].offset) == t.variables["m0"] * N + t.variables["n0"]
     if cfg.stages > 1:
@@ -61,11 +63,11 @@ def test_copy_partitions_are_the_addresses_of_the_rungs_copies(step, block, thre
 
 @pytest.mark.parametrize("step", ["mma", "swizzle", "pipeline", "tma"])
 @pytest.mark.parametrize("thread", [0, 9, 77])
-def test_mma_partitions_are_the_addresses_of_the_rungs_ldmatrix_and_stores(step, thread):
-    M, N, K = 512, 256, 256          # 4 k-tiles: every stage of every rung is read
+def test_mma_partitions_are_the_addresses_of_the_steps_ldmatrix_and_stores(step, thread):
+    M, N, K = 512, 256, 256          # 4 k-tiles: every stage of every step is read
     c = lc.cute_objects(step, M=M, N=N, K=K, block=1, thread=thread)
     o, cfg = c.objects, c.config
-    t = lc.trace(step, M=M, N=N, K=K, block=1, thread=thread)
+    t = lt.trace(step, M=M, N=N, K=K, block=1, thread=thread)
     # ldmatrix.x4: lane t gives the address of the 16-byte row that tXsA (tXsB) says it reads
     stages = cfg.stages
     assert K // cfg.bk >= stages
@@ -88,9 +90,9 @@ def test_mma_partitions_are_the_addresses_of_the_rungs_ldmatrix_and_stores(step,
 def test_local_partitions_are_the_addresses_of_step_2(block, thread):
     M, N, K = 256, 256, 64
     o = lc.cute_objects("smem", M=M, N=N, K=K, block=block, thread=thread).objects
-    t = lc.trace("smem", M=M, N=N, K=K, block=block, thread=thread)
+    t = lt.trace("smem", M=M, N=N, K=K, block=block, thread=thread)
 
-    bm, bn, bk = lc.rung_config("smem")
+    bm, bn, bk = lt.step_config("smem")
     a_reads = {r * K + c for a, (r, c) in t.loads if a == "A"}
     assert a_reads == {int(v) for v in o["tAgA"].offsets()}
     # sA[k, m] is element m + BM k of the (BM, BK):(1, BM) tile
@@ -106,18 +108,18 @@ def test_local_partitions_are_the_addresses_of_step_2(block, thread):
 
 def test_step_1_is_one_element_per_thread():
     o = lc.cute_objects("naive", M=64, N=64, K=8, block=(2, 1), thread=37).objects
-    t = lc.trace("naive", M=64, N=64, K=8, block=(2, 1), thread=37)
+    t = lt.trace("naive", M=64, N=64, K=8, block=(2, 1), thread=37)
     assert [m * 64 + n for a, (m, n) in t.stores] == [int(v) for v in o["tCgC"].offsets()]
     assert [m * 8 + k for a, (m, k) in t.loads if a == "A"] == [int(o["mA"](16 + 2, k)) for k in range(8)]
 
 
 # ------------------------------------------------------------------ the listing
 
-@pytest.mark.parametrize("step", lc.STEPS)
-def test_every_cute_call_is_paired_with_the_rungs_lines(step):
+@pytest.mark.parametrize("step", STEPS)
+def test_every_cute_call_is_paired_with_the_steps_lines(step):
     block = (1, 0) if step in ("naive", "smem") else 1
     rows = lc.side_by_side(step, M=512, N=512, K=512, block=block, thread=9)
-    source = "\n".join(lc.kernel_lines(step))
+    source = "\n".join(lt.kernel_lines(step))
     assert len(rows) >= 4
     for r in rows:
         assert r.numba, r.cute
@@ -132,20 +134,20 @@ def test_every_cute_call_is_paired_with_the_rungs_lines(step):
         copy = next(r for r in rows if r.cute.startswith("copy(copy_a"))
         assert copy.numba == ((8, copy.numba[0][1]), (8, copy.numba[1][1]))   # 8 16-byte copies of A, 8 of B
         wait = next(r for r in rows if r.cute.startswith("cp_async_wait"))
-        assert wait.cute.startswith(f"cp_async_wait<{lc.rung_config('pipeline').stages - 2}>")
+        assert wait.cute.startswith(f"cp_async_wait<{lt.step_config('pipeline').stages - 2}>")
 
 
 def test_bad_arguments_are_named():
     with pytest.raises(LabkitError, match="step must be one of"):
-        lc.rung_config("cublas")
+        lt.step_config("cublas")
     with pytest.raises(LabkitError, match="M must be a positive int"):
         lc.cute_objects("pipeline", M=0, N=128, K=128)
     with pytest.raises(LabkitError, match="tile_mn"):
-        lc.warp_coverage(lc.rung_tiled_mma(lc.rung_config("mma")), (64,))
+        lc.warp_coverage(lc.step_tiled_mma(lt.step_config("mma")), (64,))
     with pytest.raises(LabkitError, match="TileConfig"):
-        lc.rung_tiled_mma((64, 64, 32))
+        lc.step_tiled_mma((64, 64, 32))
     with pytest.raises(LabkitError, match="block"):
-        lc.trace("smem", block=3)
+        lt.trace("smem", block=3)
     assert lc.ranges([3, 1, 2, 9]) == "1-3, 9"
 
 
@@ -332,7 +334,7 @@ def test_step_5_objects_are_cute_cpps(cpp_out, thread):
 
 
 def test_step_3_objects_are_cute_cpps(cpp_out):
-    # block 5 of the 64x64 rung on a 128x192 C: tile row 1, column 2 (its raster: groups of one row)
+    # block 5 of the 64x64 step on a 128x192 C: tile row 1, column 2 (its raster: groups of one row)
     c = lc.cute_objects("mma", M=128, N=192, K=128, block=5, thread=37)
     assert c.coord[:2] == (1, 2)
     o = c.objects
@@ -360,7 +362,7 @@ def test_tile_32_32_16_is_cute_cpps(cpp_out):
 
 @pytest.mark.parametrize("step,block,thread", [("mma", 2, 33), ("swizzle", 0, 127), ("pipeline", 5, 64)])
 def test_agreement_reports_what_the_address_tests_check(step, block, thread):
-    cfg = lc.rung_config(step)
+    cfg = lt.step_config(step)
     got = lc.agreement(step, M=512, N=256, K=4 * cfg.bk, block=block, thread=thread)
     per_tile = (cfg.bm + cfg.bn) * cfg.bk // 8 // cfg.threads       # 16-byte copies per thread and k-tile
     assert got["copy"] == (4 * per_tile, True)
@@ -377,7 +379,7 @@ def test_agreement_reports_what_the_address_tests_check(step, block, thread):
 # ------------------------------------------------------------------ the book's section
 
 def test_the_page_shows_the_side_by_side_computed():
-    """book/06e, run: its listings are labkit's, and every address the rungs compute for the
+    """book/06e, run: its listings are labkit's, and every address the steps compute for the
     thread it shows is one of its CuTe partitions' offsets."""
     import jupytext
     from nbclient import NotebookClient
@@ -413,7 +415,7 @@ def test_warp_coverage_is_cute_cpps(cpp_out):
     of every thread, for sgemm_sm80's TiledMMA with and without Tile<_32,_32,_16> and the ladder's."""
     warps = lk.make_layout((S(2), S(2)))
     atom = "SM80_16x8x16_F16F16F16F16_TN"
-    ladder = lc.rung_tiled_mma(lc.rung_config("pipeline"), atom)
+    ladder = lc.step_tiled_mma(lt.step_config("pipeline"), atom)
     for name, mma in (("c.plain", lk.make_tiled_mma(atom, warps)),
                       ("c.tiled", lk.make_tiled_mma(atom, warps, (S(32), S(32), S(16)))), ("c.ladder", ladder)):
         want = {}

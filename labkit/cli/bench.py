@@ -315,18 +315,19 @@ def run_gemm(args, out=sys.stdout):
 
     from labkit.cuda.kernels import gemm as ladder
     from labkit.cuda.kernels.gemm_anchor import Anchor
-    from labkit.cuda.kernels.gemm_common import device_arch, output_dtype, simulated, tolerance
+    from labkit.cuda.kernels.gemm_common import output_dtype, simulated, tolerance
+    from labkit.cuda.launch import device_sm
     from labkit.errors import DeviceError
 
     if simulated():
         raise DeviceError("bench: the CUDA simulator is on (NUMBA_ENABLE_CUDASIM); timings need a GPU")
-    arch = device_arch()
+    sm = device_sm()
     backend = _backend()
     for line in _header(backend):
         print(line, file=out)
     anchor = None
     if args.anchor:
-        anchor = Anchor(arch)
+        anchor = Anchor(sm)
         anchor.start()
         print(f"anchor: {anchor.reason}" if anchor.reason else
               f"anchor: building CuTe's sgemm_sm80: {' '.join(anchor.command)}", file=out, flush=True)
@@ -345,7 +346,7 @@ def run_gemm(args, out=sys.stdout):
             for step, options, label in variants:
                 t0 = time.time()
                 try:
-                    launches = [ladder.prepare(step, A, B, C, acc, arch, **options)[1] for A, B in dev_sets]
+                    launches = [ladder.prepare(step, A, B, C, acc, sm, **options)[1] for A, B in dev_sets]
                     C[:] = float("nan")  # poison: an unwritten element fails the check
                     launches[0]()
                     cuda.synchronize()
@@ -370,7 +371,7 @@ def run_gemm(args, out=sys.stdout):
                       f"median {med:.3f} ms (of {used}), rel err {err:.2e} {'ok' if ok else 'FAIL'}",
                       file=out, flush=True)
                 if hasattr(ladder.step_module(step), "kernel_config") and (label, acc) not in reports:
-                    reports[label, acc] = _report(step, acc, arch, options, label, args.sass, out)
+                    reports[label, acc] = _report(step, acc, sm, options, label, args.sass, out)
                 row.update(_report_columns(reports.get((label, acc))))
         if not args.no_cublas:
             pairs = [backend.cublas(A, B) for A, B in sets]
@@ -430,7 +431,7 @@ def _anchor_rows(anchor, size, out):
     return [row]
 
 
-def _report(step, acc, arch, options, label, folder, out):
+def _report(step, acc, sm, options, label, folder, out):
     """Registers, spills, shared memory and SASS instruction mix of one kernel (printed)."""
     import os
 
@@ -441,7 +442,7 @@ def _report(step, acc, arch, options, label, folder, out):
         os.makedirs(folder, exist_ok=True)
         safe = "".join(ch if ch.isalnum() else "_" for ch in label)
         path = os.path.join(folder, f"{safe}_{acc}.sass")
-    rep = ladder.kernel_report(step, acc, arch, sass_path=path, **options)
+    rep = ladder.kernel_report(step, acc, sm, sass_path=path, **options)
     k = rep["per_ktile"]
     mix = ", ".join(f"{n} {k.get(n, 0):g}" for n in TC_STEPS_REPORTED + ("BAR",)) + f", total {k.get('total', 0):g}"
     print(f"{'':>28} {label} {acc}: {rep['regs']} registers, {rep['local_bytes']} bytes local "

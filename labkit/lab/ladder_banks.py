@@ -4,11 +4,10 @@ kernels (``labkit.cuda.kernels``): the addresses warp 0 touches, and what they c
 Step 2 (``gemm_smem``) stores its fp32 tiles k-major, ``sA[k, m]``: a 16x16 thread block reads
 ``sA[k, ty + 16 i]`` and ``sB[k, tx + 16 j]`` (4 + 4 loads per k), and its copy stores 32
 consecutive k of one row of A down a column of the transposed tile. Steps 3 and 4 (``gemm_mma``,
-``gemm_swizzle``) read their fp16 tiles with ``ldmatrix.x4`` (A: lane ``t`` gives row ``t % 16``,
-16-byte chunk ``2 kk + t // 16`` of its 16-row atom; B: row ``t % 8 + 8 (t // 16)``, chunk
-``2 kk + (t // 8) % 2`` of its pair of 8-row atoms) and fill them with 16-byte stores (thread
-``tid`` stores chunk ``tid % 8`` of row ``tid // 8``), through ``gemm_tensorcore.plain_offset``
-or ``swizzled_offset``.
+``gemm_swizzle``) read their fp16 tiles with ``ldmatrix.x4``, each lane giving the row the
+kernels give it (``gemm_layout.ldmatrix_lanes``, from the registry's ldmatrix and the MMA atom's
+TV layouts), and fill them with 16-byte stores (thread ``tid`` stores chunk ``tid % (bk/8)`` of
+row ``tid // (bk/8)``), through ``gemm_layout.plain_offset`` or ``swizzled_offset``.
 
 >>> s = smem_step_conflicts()
 >>> s["store"].wavefronts, s["store"].worst_degree            # 32 words in one bank
@@ -65,22 +64,27 @@ def smem_step_conflicts(tile=None, *, pad: int = 0, k: int = 0, row: int = 0) ->
 def ldmatrix_x4_rows(operand: str, kk: int, atom: int = 0) -> np.ndarray:
     """``(32, 2)`` (row, first column) each lane addresses for one ``ldmatrix.x4`` of the
     tensor-core steps: operand ``"A"`` (16-row atom ``atom``) or ``"B"`` (pair ``atom`` of 8-row
-    atoms), k-block ``kk`` (16 columns each)."""
-    t = np.arange(32)
-    if operand == "A":
-        rows, chunks = 16 * atom + t % 16, 2 * kk + t // 16
-    elif operand == "B":
-        rows, chunks = 16 * atom + t % 8 + 8 * (t // 16), 2 * kk + (t // 8) % 2
-    else:
+    atoms), k-block ``kk`` (16 columns each).
+
+    >>> ldmatrix_x4_rows("B", 1)[[0, 8, 16]].tolist()    # lanes 0, 8, 16: k 16, k 24, rows 8 on
+    [[0, 16], [0, 24], [8, 16]]
+    """
+    from labkit.cuda.kernels.gemm_layout import ldmatrix_lanes
+
+    if operand not in ("A", "B"):
         raise LabkitError(f"operand must be 'A' or 'B'; got {operand!r}")
-    return np.stack([rows, 8 * chunks], axis=1)
+    rows, cols = ldmatrix_lanes(operand)
+    t = np.arange(32)
+    mode = np.stack([t % 8, (t // 8) % 2, t // 16], axis=1)      # the lane as (8,2,2)
+    return np.stack([16 * atom + mode @ np.array(rows), 16 * kk + mode @ np.array(cols)], axis=1)
 
 
 def tensorcore_step_conflicts(config, swizzled: bool) -> dict[str, AccessSummary]:
     """Warp 0 of a tensor-core step with tile ``config`` (``gemm_mma.CONFIG``...), one k-tile:
     ``"ldmatrix"``, its ``ldmatrix.x4`` loads; ``"store"``, the copy's 16-byte stores."""
-    from labkit.cuda.kernels import gemm_tensorcore as tc
-    offset = tc.swizzled_offset if swizzled else tc.plain_offset
+    from labkit.cuda.kernels.gemm_layout import plain_offset, swizzled_offset
+
+    offset = swizzled_offset if swizzled else plain_offset
     mi_n, ni_n = config.atoms
     lds = []
     for kk in range(config.bk // 16):
@@ -88,8 +92,10 @@ def tensorcore_step_conflicts(config, swizzled: bool) -> dict[str, AccessSummary
             for atom in range(n):
                 rows = ldmatrix_x4_rows(operand, kk, atom)
                 lds.append(bank_conflicts([2 * offset(int(r), int(c), config.bk) for r, c in rows], 16))
-    per_pass = config.threads // (config.bk // 8)          # rows one pass of the copy covers
+    chunks = config.bk // 8                                 # 16-byte chunks of a row
+    per_pass = config.threads // chunks                     # rows one pass of the copy covers
     t = np.arange(32)
-    stores = [bank_conflicts([2 * offset(int(per_pass * p + i // 8), int(8 * (i % 8)), config.bk) for i in t], 16)
+    stores = [bank_conflicts([2 * offset(int(per_pass * p + i // chunks), int(8 * (i % chunks)), config.bk)
+                              for i in t], 16)
               for rows in (config.bm, config.bn) for p in range(rows // per_pass)]
     return {"ldmatrix": AccessSummary.of(lds), "store": AccessSummary.of(stores)}

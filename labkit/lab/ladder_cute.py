@@ -1,94 +1,58 @@
-"""A rung of the GEMM ladder in CuTe's words: its mainloop beside the CuTe calls that do the same.
+"""A step of the GEMM ladder in CuTe's words: its mainloop beside the CuTe calls that do the same.
 
-CuTe's GEMM tutorials say in a handful of calls what a ladder rung (``labkit.cuda.kernels.gemm_*``)
+CuTe's GEMM tutorials say in a handful of calls what a ladder step (``labkit.cuda.kernels.gemm_*``)
 spells out index by index: ``local_tile`` picks the thread block's tile of A, B and C;
 ``partition_S`` / ``partition_D`` of a TiledCopy give each thread its part of the copy into shared
 memory; ``cp_async_fence`` / ``cp_async_wait<N>`` bound the copies in flight; a k-tile loop runs over
 the third mode of the block's tile and a k-block loop over shared memory's K; ``gemm(tiled_mma, ...)``
 multiplies the TiledMMA's partitions; ``axpby`` writes the accumulators to C.
 
-:func:`cute_objects` builds those objects with labkit for a rung's configuration (its CTA tile,
-threads and stages, read from the kernel module), :func:`trace` runs the rung's own kernel source
+:func:`cute_objects` builds those objects with labkit for a step's configuration (its CTA tile,
+threads and stages, read from the kernel module), :func:`trace` runs the step's own kernel source
 for one thread in plain Python, with every PTX call recorded instead of issued, and
 :func:`side_by_side` pairs each CuTe call (and the layout labkit computes for it) with the lines
-of the rung's source that do the same work; :func:`agreement` checks that every address the rung
-computes is an offset of the thread's CuTe partitions, and :func:`differences` lists what one rung
+of the step's source that do the same work; :func:`agreement` checks that every address the step
+computes is an offset of the thread's CuTe partitions, and :func:`differences` lists what one step
 changes against another.
 
 >>> from labkit.lab import ladder_cute
->>> mma = ladder_cute.rung_tiled_mma(ladder_cute.rung_config("pipeline"))
+>>> mma = ladder_cute.step_tiled_mma(ladder_cute.step_config("pipeline"))
 >>> print(mma.permutation_mnk[0], mma.permutation_mnk[1])
 (_16,_2,_4):(_1,_64,_16) (_8,_2,_8):(_1,_64,_8)
->>> t = ladder_cute.trace("pipeline", M=128, N=128, K=128, thread=9)
->>> [args[2] for name, args in t.calls if name == "cp_async_16"][:2]     # A's index of two 16-byte copies
-[200, 2248]
+>>> rows = ladder_cute.side_by_side("pipeline", M=256, N=256, K=256, block=1, thread=9)
+>>> rows[-1].numba                # the epilogue's vector stores, 64 of one kind
+((64, 'st_global_v2_f32(C, int32(ebase + 0 * N + 0), c_0_0_0, c_0_0_1)'),)
 """
 
 from __future__ import annotations
 
 import ast
-import inspect
-import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from labkit import layout as lk
 from labkit.atoms import copy_atom
+from labkit.cuda.kernels.gemm_statements import select
 from labkit.errors import LabkitError
+from labkit.lab.ladder_trace import _tensorcore, gemm_block_dim, kernel_lines, kernel_statements, step_config, trace
 from labkit.tiled import make_tiled_copy, make_tiled_copy_A, make_tiled_copy_B, make_tiled_mma
 
-__all__ = ["STEPS", "ATOM", "rung_config", "rung_tiled_mma", "warp_coverage", "ranges", "Trace", "trace",
-           "gemm_block_dim", "kernel_lines", "RungCute", "cute_objects", "Pair", "side_by_side", "differences",
-           "listing", "agreement"]
+__all__ = ["ATOM", "step_tiled_mma", "warp_coverage", "ranges", "StepCute", "cute_objects", "Pair",
+           "side_by_side", "differences", "listing", "agreement"]
 
-#: the ladder's rungs, in order (labkit.cuda.kernels.gemm_<step>)
-STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma")
-#: the MMA atom of the tensor-core rungs with fp32 accumulation (sm_80 and later)
+#: the MMA atom of the tensor-core steps with fp32 accumulation (sm_80 and later)
 ATOM = "SM80_16x8x16_F32F16F16F32_TN"
 
 
-def _module(step):
-    import importlib
-
-    if step not in STEPS:
-        raise LabkitError(f"step must be one of {', '.join(STEPS)}; got {step!r}")
-    return importlib.import_module(f"labkit.cuda.kernels.gemm_{step}")
-
-
-def rung_config(step):
-    """The configuration a rung runs with: ``gemm_naive.BLOCK``, ``gemm_smem.TILE``, or the
-    :class:`~labkit.cuda.kernels.gemm_tensorcore.TileConfig` of a tensor-core rung (its ``CONFIG``,
-    or ``CONFIGS[DEFAULT]``).
-
-    >>> rung_config("smem"), rung_config("mma").stages
-    ((64, 64, 32), 1)
-    """
-    mod = _module(step)
-    if step == "naive":
-        return mod.BLOCK
-    if step == "smem":
-        return mod.TILE
-    return mod.CONFIG if hasattr(mod, "CONFIG") else mod.CONFIGS[mod.DEFAULT]
-
-
-def _tensorcore(cfg, what):
-    from labkit.cuda.kernels.gemm_tensorcore import TileConfig
-
-    if not isinstance(cfg, TileConfig):
-        raise LabkitError(f"{what}: config must be a tensor-core rung's TileConfig "
-                          f"(rung_config('mma'), ...); got {cfg!r}")
-    return cfg
-
-
-def rung_tiled_mma(cfg, atom=ATOM):
-    """The TiledMMA of a tensor-core rung: ``atom`` on ``warps_m x warps_n`` warps (warp ``w`` at
+def step_tiled_mma(cfg, atom=ATOM):
+    """The TiledMMA of a tensor-core step: ``atom`` on ``warps_m x warps_n`` warps (warp ``w`` at
     M ``w % warps_m``, N ``w // warps_m``), with the permutation that gives every warp one
-    contiguous warp tile, as the rung does: M index ``i + 16 w + 16 warps_m r`` (atom row ``i``,
+    contiguous warp tile, as the step does: M index ``i + 16 w + 16 warps_m r`` (atom row ``i``,
     warp ``w``, repeat ``r``) is row ``i + (bm / warps_m) w + 16 r``; N likewise with 8.
 
-    >>> print(rung_tiled_mma(rung_config("mma")).permutation_mnk[0])
+    >>> print(step_tiled_mma(step_config("mma")).permutation_mnk[0])
     (_16,_2,_2):(_1,_32,_16)
     """
-    cfg = _tensorcore(cfg, "rung_tiled_mma")
+    cfg = _tensorcore(cfg, "step_tiled_mma")
     S = lk.S
     (wtm, wtn), (mi, ni) = cfg.warp_tile, cfg.atoms
     perm_m = lk.make_layout((S(16), S(cfg.warps_m), S(mi)), (S(1), S(wtm), S(16)))
@@ -131,169 +95,6 @@ def warp_coverage(tiled_mma, tile_mn):
             offs |= {int(o) for o in tiled_mma.get_slice(32 * warp + lane).partition_C(gC).offsets().ravel()}
         out[warp] = (ranges(o % m for o in offs), ranges(o // m for o in offs))
     return out
-
-
-# ---------------------------------------------------------------- running a rung for one thread
-
-@dataclass
-class Trace:
-    """What one thread of a rung's kernel did: ``calls``, the PTX calls in program order, each
-    ``(name, args)`` with the arguments evaluated (arrays given as their names "A", "B", "C");
-    ``loads`` and ``stores``, the ``(array, index)`` of element reads and writes of the rungs that
-    index arrays directly (steps 1 and 2; shared arrays are "sA" and "sB"); ``variables``, the
-    integer variables of a tensor-core kernel when it returned (``m0``, ``n0``, ``crow``, ...)."""
-
-    step: str
-    thread: int
-    block: int | tuple
-    calls: list = field(default_factory=list)
-    loads: list = field(default_factory=list)
-    stores: list = field(default_factory=list)
-    variables: dict = field(default_factory=dict)
-
-    def args(self, name):
-        """The argument tuples of every call of ``name``."""
-        return [a for nm, a in self.calls if nm == name]
-
-
-class _Array:
-    """Stand-in for a kernel argument or shared array: records indices, reads zeros."""
-
-    def __init__(self, name, tr, shape=None):
-        self.name, self.tr, self.shape = name, tr, shape
-
-    def __getitem__(self, idx):
-        self.tr.loads.append((self.name, idx))
-        return 0.0
-
-    def __setitem__(self, idx, value):
-        self.tr.stores.append((self.name, idx))
-
-
-class _Local:
-    def __init__(self):
-        self.d = {}
-
-    def __getitem__(self, idx):
-        return self.d.get(idx, 0.0)
-
-    def __setitem__(self, idx, value):
-        self.d[idx] = value
-
-
-def _fake_cuda(tr, thread, block, block_dim, shared_names):
-    names = iter(shared_names)
-    tx, ty = (thread % block_dim[0], thread // block_dim[0]) if len(block_dim) == 2 else (thread, 0)
-    bx, by = block if isinstance(block, tuple) else (block, 0)
-    return types.SimpleNamespace(
-        threadIdx=types.SimpleNamespace(x=tx, y=ty, z=0),
-        blockIdx=types.SimpleNamespace(x=bx, y=by, z=0),
-        blockDim=types.SimpleNamespace(x=block_dim[0], y=block_dim[1] if len(block_dim) == 2 else 1, z=1),
-        syncthreads=lambda: tr.calls.append(("syncthreads", ())),
-        shared=types.SimpleNamespace(array=lambda shape, dtype: _Array(next(names, "smem"), tr, shape)),
-        local=types.SimpleNamespace(array=lambda shape, dtype: _Local()),
-    )
-
-
-def _recorder(tr, name):
-    def call(*args):
-        tr.calls.append((name, tuple(a.name if isinstance(a, _Array) else a for a in args)))
-        if name.startswith("mma_"):
-            return args[-4:] if name.endswith("f32") else args[-2:]
-        if name in ("ldmatrix_x4", "ld_global_v4"):
-            return (0, 0, 0, 0)
-        if name == "mbarrier_try_wait":
-            return 1
-        return None
-    return call
-
-
-def trace(step, *, M=None, N=None, K=None, block=0, thread=0, config=None, arch=(9, 0)):
-    """Run rung ``step``'s kernel for one ``thread`` of one ``block`` in plain Python.
-
-    The tensor-core rungs (steps 3-6) run the source labkit generates for them
-    (``gemm_<step>.source``) with the PTX calls replaced by recorders; steps 1 and 2 run their
-    kernel's own Python function with A, B, C and the shared arrays replaced by recording arrays.
-    ``block`` is the linear block index of steps 3-6 (their raster) or ``(bx, by)`` of steps 1-2.
-    Sizes default to one block's tile in M and N and two k-tiles in K.
-
-    >>> t = trace("naive", M=32, N=32, K=4, block=(1, 0), thread=17)
-    >>> t.loads[:2], t.stores
-    ([('A', (1, 0)), ('B', (17, 0))], [('C', (1, 17))])
-    """
-    mod = _module(step)
-    cfg = config if config is not None else rung_config(step)
-    tr = Trace(step, thread, block)
-    if step in ("naive", "smem"):
-        bm, bn, bk = (cfg[1], cfg[0], 1) if step == "naive" else cfg
-        M, N, K = M or bm, N or bn, K or 2 * bk
-        block_dim = gemm_block_dim(step)
-        if not (isinstance(block, tuple) and len(block) == 2):
-            raise LabkitError(f"block: step {step!r} takes (bx, by); got {block!r}")
-        py = mod._kernel("f32").py_func
-        fake = _fake_cuda(tr, thread, block, block_dim, ("sA", "sB"))
-        scope = dict(py.__globals__, cuda=fake)
-        fn = types.FunctionType(py.__code__, scope, py.__name__, py.__defaults__, py.__closure__)
-        fn(_Array("A", tr, (M, K)), _Array("B", tr, (N, K)), _Array("C", tr, (M, N)))
-        return tr
-    from labkit.cuda.kernels import gemm_tensorcore as tc
-
-    cfg = _tensorcore(cfg, "trace")
-    M, N, K = M or cfg.bm, N or cfg.bn, K or 2 * cfg.bk
-    if not isinstance(block, int):
-        raise LabkitError(f"block: step {step!r} takes the linear block index (an int); got {block!r}")
-    name = f"gemm_{step}"
-    src = (mod.source("f32", tuple(arch)) if config is None   # the rung's own generated source
-           else tc.kernel_source(cfg, "f32", tuple(arch), name))
-    scope = {}
-    for key, value in tc._namespace(cfg).items():
-        if key in ("min", "max"):
-            scope[key] = value
-        elif key in ("int32", "float32"):
-            scope[key] = (lambda x: x) if key == "float32" else int
-        elif key == "uint32":
-            scope[key] = lambda x: int(x) & 0xFFFFFFFF
-        elif key == "uint16":
-            scope[key] = lambda x: int(x) & 0xFFFF
-        elif key == "smem_offset":
-            scope[key] = tc.offset_function(cfg.smem_kind, cfg.bk)
-        elif key == "smem_addr":
-            scope[key] = lambda arr, i: 0          # shared memory starts at byte 0
-        elif key == "cuda":
-            scope[key] = _fake_cuda(tr, thread, block, (cfg.threads,), ("smem",))
-        else:
-            scope[key] = _recorder(tr, key)
-    # the kernel's own variables after it ran (m0, n0, crow, ...) are kept in Trace.variables
-    exec(compile(src + "    return locals()\n", f"<labkit ladder_cute {name}>", "exec"), scope)
-    out = scope[name](_Array("A", tr), _Array("B", tr), _Array("C", tr), M, N, K,
-                      *(("maps",) if cfg.loader == "tma" else ()))
-    tr.variables = {k: v for k, v in out.items() if isinstance(v, (int, bool))}
-    return tr
-
-
-def gemm_block_dim(step):
-    """Threads of a block of step 1 or 2, ``(x, y)``."""
-    if step == "naive":
-        return tuple(_module("naive").BLOCK)
-    if step == "smem":
-        return (16, 16)
-    raise LabkitError(f"gemm_block_dim: step must be 'naive' or 'smem'; got {step!r}")
-
-
-# ---------------------------------------------------------------- the rung's source lines
-
-def kernel_lines(step, config=None, arch=(9, 0)):
-    """The source of rung ``step``'s kernel as lines: ``gemm_<step>.source`` for steps 3-6, the
-    kernel function's own source for steps 1 and 2."""
-    mod = _module(step)
-    if step in ("naive", "smem"):
-        return inspect.getsource(mod._kernel("f32").py_func).splitlines()
-    from labkit.cuda.kernels import gemm_tensorcore as tc
-
-    if config is None:
-        return mod.source("f32", tuple(arch)).splitlines()
-    cfg = _tensorcore(config, "kernel_lines")
-    return tc.kernel_source(cfg, "f32", tuple(arch), f"gemm_{step}").splitlines()
 
 
 def _statements(lines):
@@ -361,7 +162,7 @@ def _inside(stmts, loop_var):
 
 @dataclass(frozen=True)
 class Pair:
-    """One CuTe call, the layout labkit computes for it, and the rung's source lines that do the
+    """One CuTe call, the layout labkit computes for it, and the step's source lines that do the
     same work (each ``(count, first line)``: ``count`` lines of the same kind, the first shown)."""
 
     cute: str
@@ -405,18 +206,18 @@ def _select(lines, stmts, *, names=(), calls=(), prefixes=(), within=None, outsi
     return tuple((n, line) for _, n, line in out)
 
 
-# ---------------------------------------------------------------- the CuTe objects of a rung
+# ---------------------------------------------------------------- the CuTe objects of a step
 
 def _shared_layouts(cfg):
-    """(sA, sB) of a tensor-core rung, (row, k, stage) -> element of its shared memory: the rung's
+    """(sA, sB) of a tensor-core step, (row, k, stage) -> element of its shared memory: the step's
     tile layout (``gemm_tensorcore.smem_layout``) with a stage mode whose stride is one stage,
     A then B; B starts ``bm * bk`` elements after A."""
-    from labkit.cuda.kernels import gemm_tensorcore as tc
+    from labkit.cuda.kernels.gemm_layout import smem_layout
 
     stage = (cfg.bm + cfg.bn) * cfg.bk
     out = []
     for rows in (cfg.bm, cfg.bn):
-        tile = tc.smem_layout(cfg.smem_kind, cfg.bk, rows=rows)
+        tile = smem_layout(cfg.smem_kind, cfg.bk, rows=rows)
         swz, inner = (tile.layout_a, tile.layout_b) if hasattr(tile, "layout_b") else (None, tile)
         staged = lk.make_layout(inner[0], inner[1], lk.make_layout(lk.S(cfg.stages), lk.S(stage)))
         out.append(lk.composition(swz, staged) if swz is not None else staged)
@@ -424,8 +225,8 @@ def _shared_layouts(cfg):
 
 
 @dataclass
-class RungCute:
-    """The CuTe objects of one rung for one block and one thread (see :func:`cute_objects`)."""
+class StepCute:
+    """The CuTe objects of one step for one block and one thread (see :func:`cute_objects`)."""
 
     step: str
     config: object
@@ -443,21 +244,21 @@ def _copy_atom_name(cfg):
 
 
 def cute_objects(step, *, M, N, K, block=0, thread=0):
-    """The CuTe objects that describe rung ``step`` for ``block`` and ``thread``, built with labkit.
+    """The CuTe objects that describe step ``step`` for ``block`` and ``thread``, built with labkit.
 
     ``objects`` holds, by their names in CuTe's tutorials: ``mA, mB, mC`` (the row-major global
     tensors, coordinate-only), ``gA, gB, gC`` (``local_tile`` at the block's tile coordinate),
-    and then per kind of rung: for steps 3-6 ``sA, sB`` (shared memory, with a stage mode),
+    and then per kind of step: for steps 3-6 ``sA, sB`` (shared memory, with a stage mode),
     ``copy_a`` (the TiledCopy of 16-byte copies, thread layout ``(T/(bk/8), bk/8)`` row-major)
     with ``tAgA, tAsA, tBgB, tBsB`` (its ``partition_S`` / ``partition_D``), ``mma`` (the
-    rung's TiledMMA, :func:`rung_tiled_mma`), ``s2r_a, s2r_b`` (``ldmatrix.x4`` copies made from
+    step's TiledMMA, :func:`step_tiled_mma`), ``s2r_a, s2r_b`` (``ldmatrix.x4`` copies made from
     it) with ``tXsA, tXsB``, ``tCrC`` and ``tCgC``; for step 2 the thread layouts ``tA`` (copy)
     and ``tC`` (compute) and ``local_partition`` views ``tAgA, tAsA, tCsA, tCsB, tCgC``; for
-    step 1 ``tC`` and ``tCgC``. The block's tile coordinate is the one the rung's own raster
+    step 1 ``tC`` and ``tCgC``. The block's tile coordinate is the one the step's own raster
     gives ``block`` (:func:`trace`).
     """
     S, X = lk.S, lk.X
-    cfg = rung_config(step)
+    cfg = step_config(step)
     for name, v in (("M", M), ("N", N), ("K", K)):
         if not isinstance(v, int) or v <= 0:
             raise LabkitError(f"{name} must be a positive int; got {v!r}")
@@ -472,7 +273,7 @@ def cute_objects(step, *, M, N, K, block=0, thread=0):
         o["gC"] = lk.local_tile(o["mC"], (S(ty), S(tx)), coord)
         o["tC"] = lk.make_layout((S(ty), S(tx)), (S(tx), S(1)))       # thread tx + 16 ty at (ty, tx)
         o["tCgC"] = lk.local_partition(o["gC"], o["tC"], thread)
-        return RungCute(step, cfg, thread, coord, o)
+        return StepCute(step, cfg, thread, coord, o)
     if step == "smem":
         bm, bn, bk = cfg
         bx, by = block
@@ -492,9 +293,11 @@ def cute_objects(step, *, M, N, K, block=0, thread=0):
         o["tCsA"] = lk.local_partition(o["sA"], o["tC"], thread, (1, X))
         o["tCsB"] = lk.local_partition(o["sB"], o["tC"], thread, (X, 1))
         o["tCgC"] = lk.local_partition(o["gC"], o["tC"], thread, (1, 1))
-        return RungCute(step, cfg, thread, coord, o)
+        return StepCute(step, cfg, thread, coord, o)
     t = trace(step, M=M, N=N, K=K, block=block, thread=thread)
-    coord = (t.variables["m0"] // cfg.bm, t.variables["n0"] // cfg.bn, X)
+    # the tile origin is what the statements the generator tags gA and gB compute, for this block
+    origin = {s.cute: t.variables[s.defines[0]] for s in kernel_statements(step) if s.cute in ("gA", "gB")}
+    coord = (origin["gA"] // cfg.bm, origin["gB"] // cfg.bn, X)
     tiler = (S(cfg.bm), S(cfg.bn), S(cfg.bk))
     o["gA"] = lk.local_tile(o["mA"], tiler, coord, (1, X, 1))
     o["gB"] = lk.local_tile(o["mB"], tiler, coord, (X, 1, 1))
@@ -511,7 +314,7 @@ def cute_objects(step, *, M, N, K, block=0, thread=0):
         thr = o["copy_a"].get_slice(thread)
         o["tAgA"], o["tAsA"] = thr.partition_S(o["gA"]), thr.partition_D(o["sA"])
         o["tBgB"], o["tBsB"] = thr.partition_S(o["gB"]), thr.partition_D(o["sB"])
-    o["mma"] = rung_tiled_mma(cfg)
+    o["mma"] = step_tiled_mma(cfg)
     thr_mma = o["mma"].get_slice(thread)
     o["s2r_a"] = make_tiled_copy_A(copy_atom("SM75_U32x4_LDSM_N", "f16"), o["mma"])
     o["s2r_b"] = make_tiled_copy_B(copy_atom("SM75_U32x4_LDSM_N", "f16"), o["mma"])
@@ -519,7 +322,7 @@ def cute_objects(step, *, M, N, K, block=0, thread=0):
     o["tXsB"] = o["s2r_b"].get_slice(thread).partition_S(o["sB"])
     o["tCgC"] = thr_mma.partition_C(o["gC"])
     o["tCrC"] = thr_mma.make_fragment_C(o["tCgC"])
-    return RungCute(step, cfg, thread, coord, o)
+    return StepCute(step, cfg, thread, coord, o)
 
 
 def _t(x):
@@ -529,16 +332,66 @@ def _t(x):
 
 
 def side_by_side(step, *, M, N, K, block=0, thread=0):
-    """[:class:`Pair`]: each CuTe call of the mainloop rung ``step`` stands for, with the layout
-    labkit computes for ``block`` and ``thread`` and the lines of the rung's source that do it.
+    """[:class:`Pair`]: each CuTe call of the mainloop step ``step`` stands for, with the layout
+    labkit computes for ``block`` and ``thread`` and the lines of the step's source that do it.
 
     >>> rows = side_by_side("pipeline", M=256, N=256, K=256, block=1, thread=9)
-    >>> rows[0].cute                  # the rung's raster walks down a group of tile rows first
+    >>> rows[0].cute                  # the step's raster walks down a group of tile rows first
     'gA = local_tile(mA, make_shape(_128,_128,_64), make_coord(1,0,_), Step<_1,X,_1>{})'
     >>> rows[0].value, rows[0].numba[0][1]
     ('(_128,_64,4):(256,_1,_64) @ 32768', 'm0 = int32((first_m + (pid % per_group) % rows_in_group) * 128)')
     """
     c = cute_objects(step, M=M, N=N, K=K, block=block, thread=thread)
+    o, cfg = c.objects, c.config
+    crd = ",".join("_" if v is _x() else str(v) for v in c.coord)
+    if step in ("naive", "smem"):
+        return _hand_written_pairs(step, c, crd)
+    stmts = kernel_statements(step)
+
+    def sel(cute, **kw):
+        return select(stmts, cute, **kw)
+
+    loop = "mainloop"
+    rows = []
+    tiler = f"make_shape(_{cfg.bm},_{cfg.bn},_{cfg.bk})"
+    rows.append(Pair(f"gA = local_tile(mA, {tiler}, make_coord({crd}), Step<_1,X,_1>{{}})", _t(o["gA"]), sel("gA")))
+    rows.append(Pair("gB = local_tile(mB, ..., Step<X,_1,_1>{})", _t(o["gB"]), sel("gB")))
+    if cfg.loader == "tma":
+        rows.append(Pair("copy(tma_a.with(bar), gA(_,_,k_tile), sA(_,_,k_pipe))  (one thread, the whole tile)",
+                         _t(o["gA"](_x(), _x(), 0)), sel("copy", phase=loop, call="tma_load_2d")))
+        rows.append(Pair("wait for the stage (mbarrier, one per stage)", "", sel("wait_stage", phase=loop)))
+    else:
+        rows.append(Pair(f"tAgA = copy_a.get_slice({c.thread}).partition_S(gA)", _t(o["tAgA"]), sel("tAgA")))
+        rows.append(Pair(f"tAsA = copy_a.get_slice({c.thread}).partition_D(sA)", _t(o["tAsA"]), sel("tAsA")))
+        if cfg.stages > 1:
+            rows.append(Pair("copy(copy_a, tAgA(_,_,_,k_tile_next), tAsA(_,_,_,k_pipe))", "",
+                             sel("copy", phase=loop, kind="code")))
+            rows.append(Pair("cp_async_fence()", "", sel("cp_async_fence", phase=loop)))
+            rows.append(Pair(f"cp_async_wait<{cfg.stages - 2}>(); __syncthreads()", "",
+                             sel("cp_async_wait", phase=loop)))
+        else:
+            rows.append(Pair("copy(copy_a, tAgA(_,_,_,k_tile), tAsA(_,_,_,0));  __syncthreads()", "",
+                             sel("copy", phase=loop, kind="code")))
+    k_tile_loop = sel("k_tile", phase=loop, kind="block")
+    if cfg.stages > 1:
+        rows.append(Pair("while (k_tile_count > -(K_PIPE_MAX-1)): k_pipe_read, k_pipe_write round the ring",
+                         "", k_tile_loop + sel("k_pipe", phase=loop, kind="code")))
+    else:
+        rows.append(Pair("for each k_tile of gA(_,_,k_tile): one stage", "", k_tile_loop))
+    rows.append(Pair(f"tXsA = s2r_copy_a.get_slice({c.thread}).partition_S(sA)", _t(o["tXsA"]), sel("tXsA")))
+    nxt = "k_block_next" if cfg.double_buffer_for(90) else "k_block"
+    rows.append(Pair(f"copy(s2r_atom_a, tXsA_p(_,_,{nxt}), tXrA(_,_,{nxt})), B likewise", "",
+                     sel("s2r_copy", phase=loop)[:2]))
+    rows.append(Pair("gemm(mma, tCrA(_,_,k_block), tCrB(_,_,k_block), tCrC)", str(o["tCrC"].layout),
+                     sel("gemm", phase=loop)[:1]))
+    rows.append(Pair(f"tCgC = mma.get_slice({c.thread}).partition_C(gC)", _t(o["tCgC"]), sel("tCgC")))
+    rows.append(Pair("axpby(alpha, tCrC, beta, tCgC)", "", sel("axpby", call="st_global_v2_f32")))
+    return rows
+
+
+def _hand_written_pairs(step, c, crd):
+    """The pairs of steps 1 and 2, whose kernels are hand-written ``@cuda.jit`` functions: their
+    lines are picked from the function's own source by the variables they assign."""
     o, cfg = c.objects, c.config
     lines = kernel_lines(step)
     _, stmts = _statements(lines)
@@ -546,7 +399,6 @@ def side_by_side(step, *, M, N, K, block=0, thread=0):
     def sel(**kw):
         return _select(lines, stmts, **kw)
 
-    crd = ",".join("_" if v is _x() else str(v) for v in c.coord)
     rows = []
     if step == "naive":
         rows.append(Pair(f"gC = local_tile(mC, make_shape(_{cfg[1]},_{cfg[0]}), make_coord({crd}))", _t(o["gC"]),
@@ -556,63 +408,24 @@ def side_by_side(step, *, M, N, K, block=0, thread=0):
         rows.append(Pair("for k in K: tCrC += mA(m,k) * mB(n,k)", "", sel(loops=("k",)) + sel(names=("s",))[1:]))
         rows.append(Pair("axpby(alpha, tCrC, beta, tCgC)", _t(o["tCgC"]), sel(names=("C[]",))))
         return rows
-    if step == "smem":
-        bm, bn, bk = cfg
-        kloop = _inside(stmts, "k")
-        rows.append(Pair(f"gA = local_tile(mA, make_shape(_{bm},_{bn},_{bk}), make_coord({crd}), Step<_1,X,_1>{{}})",
-                         _t(o["gA"]), sel(names=("m0",))))
-        rows.append(Pair("gB = local_tile(mB, ..., Step<X,_1,_1>{})", _t(o["gB"]), sel(names=("n0",))))
-        rows.append(Pair(f"tAgA = local_partition(gA, tA = {o['tA']}, {c.thread})", _t(o["tAgA"]),
-                         sel(names=("e", "row", "col"))[:3] + sel(names=("v",), outside=kloop)[1:2]))
-        rows.append(Pair("tAsA = local_partition(sA, tA, ...);  copy(tAgA(_,_,k_tile), tAsA)", _t(o["tAsA"]),
-                         sel(names=("sA[]",))))
-        rows.append(Pair("for k_tile ...: copy; __syncthreads()", "", sel(loops=("k0",)) +
-                         sel(calls=("cuda.syncthreads",))[:1]))
-        rows.append(Pair(f"tCsA = local_partition(sA, tC = {o['tC']}, {c.thread}, Step<_1,X>{{}})", _t(o["tCsA"]),
-                         sel(names=("a0", "a1", "a2", "a3"))))
-        rows.append(Pair("tCsB = local_partition(sB, tC, ..., Step<X,_1>{})", _t(o["tCsB"]), sel(names=("b",))))
-        rows.append(Pair("gemm(tCsA, tCsB, tCrC)", "", sel(loops=("k",)) + sel(names=("acc[]",), within=kloop)))
-        rows.append(Pair("tCgC = local_partition(gC, tC, ..., Step<_1,_1>{});  axpby(alpha, tCrC, beta, tCgC)",
-                         _t(o["tCgC"]), sel(names=("C[]",))))
-        return rows
-    loop = _inside(stmts, "kt")
-    tiler = f"make_shape(_{cfg.bm},_{cfg.bn},_{cfg.bk})"
-    rows.append(Pair(f"gA = local_tile(mA, {tiler}, make_coord({crd}), Step<_1,X,_1>{{}})", _t(o["gA"]),
-                     sel(names=("m0",))))
+    # step 2
+    bm, bn, bk = cfg
+    kloop = _inside(stmts, "k")
+    rows.append(Pair(f"gA = local_tile(mA, make_shape(_{bm},_{bn},_{bk}), make_coord({crd}), Step<_1,X,_1>{{}})",
+                     _t(o["gA"]), sel(names=("m0",))))
     rows.append(Pair("gB = local_tile(mB, ..., Step<X,_1,_1>{})", _t(o["gB"]), sel(names=("n0",))))
-    if cfg.loader == "tma":
-        rows.append(Pair("copy(tma_a.with(bar), gA(_,_,k_tile), sA(_,_,k_pipe))  (one thread, the whole tile)",
-                         _t(o["gA"](_x(), _x(), 0)), sel(calls=("tma_load_2d",), within=loop)))
-        rows.append(Pair("wait for the stage (mbarrier, one per stage)", "",
-                         sel(calls=("mbarrier_try_wait", "cuda.syncthreads"), within=loop)))
-    else:
-        rows.append(Pair(f"tAgA = copy_a.get_slice({c.thread}).partition_S(gA)", _t(o["tAgA"]),
-                         sel(names=("crow", "cchunk", "a_idx"), prefixes=("a_src",))))
-        rows.append(Pair(f"tAsA = copy_a.get_slice({c.thread}).partition_D(sA)", _t(o["tAsA"]), sel(names=("st_a",))))
-        if cfg.stages > 1:
-            rows.append(Pair("copy(copy_a, tAgA(_,_,_,k_tile_next), tAsA(_,_,_,k_pipe))", "",
-                             sel(calls=("cp_async_16", "cp_async_cg_16"), within=loop)))
-            rows.append(Pair("cp_async_fence()", "", sel(calls=("cp_async_commit_group",), within=loop)))
-            rows.append(Pair(f"cp_async_wait<{cfg.stages - 2}>(); __syncthreads()", "",
-                             sel(calls=("cp_async_wait_group", "cuda.syncthreads"), within=loop)))
-        else:
-            rows.append(Pair("copy(copy_a, tAgA(_,_,_,k_tile), tAsA(_,_,_,0));  __syncthreads()", "",
-                             sel(calls=("ld_global_v4", "st_shared_v4", "cuda.syncthreads"), within=loop)))
-    if cfg.stages > 1:
-        rows.append(Pair("while (k_tile_count > -(K_PIPE_MAX-1)): k_pipe_read, k_pipe_write round the ring",
-                         "", sel(loops=("kt",)) + sel(names=("rd", "wr"), within=loop)))
-    else:
-        rows.append(Pair("for each k_tile of gA(_,_,k_tile): one stage", "", sel(loops=("kt",))))
-    rows.append(Pair(f"tXsA = s2r_copy_a.get_slice({c.thread}).partition_S(sA)", _t(o["tXsA"]),
-                     sel(names=("arow",)) + sel(prefixes=("ld_a",))))
-    nxt = "k_block_next" if cfg.double_buffer_for((9, 0)) else "k_block"
-    rows.append(Pair(f"copy(s2r_atom_a, tXsA_p(_,_,{nxt}), tXrA(_,_,{nxt})), B likewise", "",
-                     sel(calls=("ldmatrix_x4",), within=loop)[:2]))
-    rows.append(Pair("gemm(mma, tCrA(_,_,k_block), tCrB(_,_,k_block), tCrC)", str(o["tCrC"].layout),
-                     sel(calls=("mma_m16n8k16_f32f16f16f32",), within=loop)[:1]))
-    rows.append(Pair(f"tCgC = mma.get_slice({c.thread}).partition_C(gC)", _t(o["tCgC"]),
-                     sel(names=("erow", "ecol", "ebase"))))
-    rows.append(Pair("axpby(alpha, tCrC, beta, tCgC)", "", sel(calls=("st_global_v2_f32",))))
+    rows.append(Pair(f"tAgA = local_partition(gA, tA = {o['tA']}, {c.thread})", _t(o["tAgA"]),
+                     sel(names=("e", "row", "col"))[:3] + sel(names=("v",), outside=kloop)[1:2]))
+    rows.append(Pair("tAsA = local_partition(sA, tA, ...);  copy(tAgA(_,_,k_tile), tAsA)", _t(o["tAsA"]),
+                     sel(names=("sA[]",))))
+    rows.append(Pair("for k_tile ...: copy; __syncthreads()", "", sel(loops=("k0",)) +
+                     sel(calls=("cuda.syncthreads",))[:1]))
+    rows.append(Pair(f"tCsA = local_partition(sA, tC = {o['tC']}, {c.thread}, Step<_1,X>{{}})", _t(o["tCsA"]),
+                     sel(names=("a0", "a1", "a2", "a3"))))
+    rows.append(Pair("tCsB = local_partition(sB, tC, ..., Step<X,_1>{})", _t(o["tCsB"]), sel(names=("b",))))
+    rows.append(Pair("gemm(tCsA, tCsB, tCrC)", "", sel(loops=("k",)) + sel(names=("acc[]",), within=kloop)))
+    rows.append(Pair("tCgC = local_partition(gC, tC, ..., Step<_1,_1>{});  axpby(alpha, tCrC, beta, tCgC)",
+                     _t(o["tCgC"]), sel(names=("C[]",))))
     return rows
 
 
@@ -622,7 +435,7 @@ def _x():
 
 def listing(rows, width=84):
     """The pairs of :func:`side_by_side` as text: each CuTe call, ``=`` the layout labkit computes
-    for it and ``@`` the offset it starts at, then the rung's lines after ``|`` (``N x`` before a
+    for it and ``@`` the offset it starts at, then the step's lines after ``|`` (``N x`` before a
     line that stands for N of its kind), cut to ``width`` characters.
 
     >>> print(listing([Pair("axpby(alpha, tCrC, beta, tCgC)", "(_1,_1):(_0,_0) @ 273", ((1, "C[m, n] = s"),))]))
@@ -642,7 +455,7 @@ def listing(rows, width=84):
 
 
 def agreement(step, *, M, N, K, block=0, thread=0):
-    """``{what: (addresses, equal)}``: for each kind of access of a tensor-core rung, how many
+    """``{what: (addresses, equal)}``: for each kind of access of a tensor-core step, how many
     distinct addresses one ``thread`` of ``block`` issues (:func:`trace`) and whether they are
     exactly the offsets of its CuTe partitions (:func:`cute_objects`): ``"copy"`` (global index and
     shared byte address of every 16-byte copy: ``tAgA``/``tAsA``, ``tBgB``/``tBsB``),
@@ -655,7 +468,7 @@ def agreement(step, *, M, N, K, block=0, thread=0):
     c = cute_objects(step, M=M, N=N, K=K, block=block, thread=thread)
     o, cfg = c.objects, c.config
     if cfg.loader == "tma" or step in ("naive", "smem"):
-        raise LabkitError(f"step: agreement covers the cp.async and ld/st rungs (mma, swizzle, pipeline); got {step!r}")
+        raise LabkitError(f"step: agreement covers the cp.async and ld/st steps (mma, swizzle, pipeline); got {step!r}")
     ktiles = K // cfg.bk
     if K % cfg.bk or ktiles < cfg.stages:
         raise LabkitError(f"K must be a multiple of {cfg.bk} with at least {cfg.stages} k-tiles; got {K}")
@@ -690,7 +503,7 @@ def _key(pair):
 
 
 def differences(step, than, *, M, N, K, block=0, thread=0):
-    """The pairs of :func:`side_by_side` for ``step`` that are not the same in rung ``than``: a
+    """The pairs of :func:`side_by_side` for ``step`` that are not the same in step ``than``: a
     CuTe call ``than`` does not make, or one whose layout or lines differ (same problem, block and
     thread; calls are matched by their name and first argument).
 

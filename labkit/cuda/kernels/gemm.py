@@ -14,7 +14,7 @@ step          what it adds
 ============  ==============================================================================
 
 Each step is a module ``labkit.cuda.kernels.gemm_<step>`` with a ``launch(A, B, C, acc,
-arch)`` that checks the operands (a :class:`labkit.errors.DeviceError` names the argument and
+sm)`` that checks the operands (a :class:`labkit.errors.DeviceError` names the argument and
 the rule) and returns a function that launches the kernel. :func:`gemm` wraps it for numpy
 inputs; :func:`check` runs a step on fresh random inputs against a float64 reference.
 
@@ -33,22 +33,29 @@ import importlib
 import numpy as np
 
 from labkit.cuda.kernels.gemm_common import (
-    device_arch,
+    check_operands,
     output_dtype,
     random_operands,
     reference,
     relative_error,
     tolerance,
 )
+from labkit.cuda.kernels.gemm_config import check_sm
 from labkit.errors import DeviceError
 
-__all__ = ["STEPS", "H200_RUN", "step_module", "prepare", "gemm", "check", "kernel_report"]
+__all__ = ["STEPS", "step_module", "prepare", "gemm", "check", "kernel_report"]
 
 STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma")
 
-#: the committed H200 run of every step beside cuBLAS and CuTe's sgemm_sm80
-#: (``labkit.lab.measurements.gemm_ladder(H200_RUN)``)
-H200_RUN = "gemm_h200_2026-12-01"
+
+
+def _sm(sm):
+    """``sm``, or the current GPU's (the simulated one's under the simulator) when None."""
+    if sm is None:
+        from labkit.cuda.launch import device_sm
+
+        return device_sm()
+    return check_sm(sm)
 
 
 def step_module(step):
@@ -58,15 +65,15 @@ def step_module(step):
     return importlib.import_module(f"labkit.cuda.kernels.gemm_{step}")
 
 
-def prepare(step, A, B, C=None, acc="f32", arch=None, **options):
+def prepare(step, A, B, C=None, acc="f32", sm=None, **options):
     """Check device operands for ``step`` and return ``(C, launch)``.
 
     ``A``, ``B`` (and ``C`` if given) are device arrays; ``launch()`` runs the kernel once,
     asynchronously. ``options`` go to the step's ``launch`` (e.g. ``config=`` for
-    ``pipeline``). ``arch`` defaults to the current GPU's compute capability.
+    ``pipeline``). ``sm`` (an int, 90 for sm_90) defaults to the current GPU's.
     """
     mod = step_module(step)
-    arch = device_arch() if arch is None else tuple(arch)
+    sm = _sm(sm)
     if C is None:
         from numba import cuda
 
@@ -74,54 +81,53 @@ def prepare(step, A, B, C=None, acc="f32", arch=None, **options):
         shape_b = getattr(B, "shape", (0, 0))
         if len(shape) == 2 and len(shape_b) == 2:
             C = cuda.device_array((shape[0], shape_b[0]), output_dtype(acc))
-    return C, mod.launch(A, B, C, acc, arch, **options)
+    return C, mod.launch(A, B, C, acc, sm, **options)
 
 
-def gemm(A, B, step="pipeline", acc="f32", arch=None, **options):
+def gemm(A, B, step="pipeline", acc="f32", sm=None, **options):
     """``A @ B.T`` on the GPU (or the simulator) with one ladder step; numpy in, numpy out.
 
     A: (M, K) float16, B: (N, K) float16, both row-major. Returns C (M, N), float32 for
-    ``acc="f32"``, float16 for ``acc="f16"``.
+    ``acc="f32"``, float16 for ``acc="f16"``. ``sm`` picks the SM the kernel is built for
+    (default: the current GPU's); an older one runs the older code path (sm_75: m16n8k8).
     """
     mod = step_module(step)
-    from labkit.cuda.kernels.gemm_common import check_operands
-
-    arch = device_arch() if arch is None else tuple(arch)
+    sm = _sm(sm)
     A = np.ascontiguousarray(A) if isinstance(A, np.ndarray) else A
     B = np.ascontiguousarray(B) if isinstance(B, np.ndarray) else B
-    M, N, K = check_operands(step, A, B, None, acc, arch, **mod.RULES)
+    M, N, K = check_operands(step, A, B, None, acc, sm, **mod.RULES)
     from numba import cuda
 
     dA, dB = cuda.to_device(A), cuda.to_device(B)
     C = cuda.to_device(np.full((M, N), np.nan, output_dtype(acc)))  # poisoned
-    _, launch = prepare(step, dA, dB, C, acc, arch, **options)
+    _, launch = prepare(step, dA, dB, C, acc, sm, **options)
     launch()
     return C.copy_to_host()
 
 
-def check(step, M, N, K, acc="f32", arch=None, seed=None, **options):
+def check(step, M, N, K, acc="f32", sm=None, seed=None, **options):
     """Run ``step`` on fresh random inputs; return ``(relative error, tolerance)``.
 
     The inputs are uniform in [-1, 1] (never zeros), C is poisoned with NaN before the
     launch (an unwritten element gives an infinite error), and the reference is float64.
     """
     A, B = random_operands(M, N, K, seed)
-    C = gemm(A, B, step=step, acc=acc, arch=arch, **options)
+    C = gemm(A, B, step=step, acc=acc, sm=sm, **options)
     return relative_error(C, reference(A, B)), tolerance(acc, K)
 
 
-def kernel_report(step, acc="f32", arch=None, sass_path=None, **options):
+def kernel_report(step, acc="f32", sm=None, sass_path=None, **options):
     """Registers, spills and SASS instruction mix of a tensor-core step's compiled kernel.
 
-    Only the steps built by :mod:`labkit.cuda.kernels.gemm_tensorcore` (``mma``, ``swizzle``,
+    Only the steps built by :mod:`labkit.cuda.kernels.gemm_codegen` (``mma``, ``swizzle``,
     ``pipeline``, ``tma``) have one; the kernel must have run once. See
-    :func:`labkit.cuda.kernels.gemm_tensorcore.kernel_report`.
+    :func:`labkit.cuda.kernels.gemm_sass.kernel_report`.
     """
-    from labkit.cuda.kernels import gemm_tensorcore as tc
+    from labkit.cuda.kernels import gemm_sass
 
     mod = step_module(step)
     if not hasattr(mod, "kernel_config"):
         raise DeviceError(f"step: {step!r} is not a tensor-core step (mma, swizzle, pipeline, tma)")
-    arch = device_arch() if arch is None else tuple(arch)
+    sm = _sm(sm)
     cfg, name = mod.kernel_config(**options)
-    return tc.kernel_report(cfg, acc, arch, name, sass_path)
+    return gemm_sass.kernel_report(cfg, acc, sm, name, sass_path)

@@ -21,6 +21,8 @@ import re
 import subprocess
 import tempfile
 
+from labkit.cuda.kernels.gemm_config import check_sm
+
 __all__ = ["cutlass_dir", "nvcc_path", "build_command", "Anchor", "parse_output"]
 
 SOURCE = os.path.join("examples", "cute", "tutorial", "sgemm_sm80.cu")
@@ -44,18 +46,18 @@ def cutlass_dir():
 
 def nvcc_path():
     """nvcc on the PATH or under ``$CUDA_HOME/bin``, or None."""
-    from labkit.cuda.kernels.gemm_tensorcore import _tool
+    from labkit.cuda.kernels.gemm_sass import tool
 
-    return _tool("nvcc")
+    return tool("nvcc")
 
 
-def build_command(nvcc, root, arch, out):
-    """The nvcc command line that builds ``sgemm_sm80`` for compute capability ``arch``.
+def build_command(nvcc, root, sm, out):
+    """The nvcc command line that builds ``sgemm_sm80`` for SM ``sm`` (an int: 90 for sm_90).
 
-    >>> " ".join(build_command("nvcc", "/c", (9, 0), "/t/sgemm")[1:4])
+    >>> " ".join(build_command("nvcc", "/c", 90, "/t/sgemm")[1:4])
     '-O3 -std=c++17 -gencode=arch=compute_90,code=sm_90'
     """
-    sm = f"{arch[0]}{arch[1]}"
+    sm = check_sm(sm)
     return [nvcc, "-O3", "-std=c++17", f"-gencode=arch=compute_{sm},code=sm_{sm}",
             "--expt-relaxed-constexpr", "-I", os.path.join(root, "include"),
             "-I", os.path.join(root, "tools", "util", "include"),
@@ -74,8 +76,8 @@ class Anchor:
     ``reason`` says why there is no anchor (no nvcc, no CUTLASS sources, a failed build).
     """
 
-    def __init__(self, arch):
-        self.arch = tuple(arch)
+    def __init__(self, sm):
+        self.sm = check_sm(sm)
         self.reason = None
         self.proc = None
         self.binary = None
@@ -86,8 +88,8 @@ class Anchor:
         elif self.root is None:
             self.reason = ("CUTLASS sources not found (pip install nvidia-cutlass, or set "
                            "LABKIT_CUTLASS_DIR): CuTe's sgemm_sm80 is left out")
-        elif self.arch < (8, 0):
-            self.reason = f"sgemm_sm80 needs sm_80 or newer, this GPU is sm_{self.arch[0]}{self.arch[1]}"
+        elif self.sm < 80:
+            self.reason = f"sgemm_sm80 needs sm_80 or newer, this GPU is sm_{self.sm}"
 
     def start(self):
         """Start nvcc (it runs while the ladder's kernels compile and run)."""
@@ -95,7 +97,7 @@ class Anchor:
             return
         self.tmp = tempfile.mkdtemp(prefix="labkit-anchor-")
         self.binary = os.path.join(self.tmp, "sgemm_sm80")
-        self.command = build_command(self.nvcc, self.root, self.arch, self.binary)
+        self.command = build_command(self.nvcc, self.root, self.sm, self.binary)
         self.log = open(os.path.join(self.tmp, "nvcc.log"), "w+")
         self.proc = subprocess.Popen(self.command, stdout=self.log, stderr=subprocess.STDOUT)
 

@@ -17,12 +17,12 @@ import math
 
 import numpy as np
 
+from labkit.cuda.kernels.gemm_config import check_sm
 from labkit.errors import DeviceError
 
 __all__ = [
     "ACCUMULATORS",
     "simulated",
-    "device_arch",
     "check_operands",
     "output_dtype",
     "reference",
@@ -32,7 +32,6 @@ __all__ = [
     "set_dynamic_shared",
     "ceil_div",
     "grid_2d",
-    "instruction_mix",
 ]
 
 #: accumulator name -> dtype of C
@@ -70,18 +69,6 @@ def simulated():
     return ptx.SIMULATED
 
 
-def device_arch():
-    """Compute capability the kernels are built for, as ``(major, minor)``.
-
-    The current GPU's, or under the simulator the simulated device's (sm_80 unless
-    :func:`labkit.cuda.simulate_sm` or ``LABKIT_SIMULATED_SM`` says otherwise), so the
-    sm_75 code paths run on a CPU too. No GPU and no simulator: :class:`DeviceError`.
-    """
-    from labkit.cuda.launch import device_sm
-
-    return divmod(device_sm(), 10)
-
-
 def output_dtype(acc):
     """dtype of C for accumulator ``acc`` ("f32" -> float32, "f16" -> float16)."""
     if acc not in ACCUMULATORS:
@@ -111,7 +98,7 @@ def _describe(x, name):
     )
 
 
-def check_operands(step, A, B, C, acc, arch, *, min_arch, k_multiple=1, align_bytes=2):
+def check_operands(step, A, B, C, acc, sm, *, min_sm, k_multiple=1, align_bytes=2):
     """Check A, B, C and the GPU for ``step`` before a launch; return ``(M, N, K)``.
 
     Rules: A is (M, K) and B is (N, K), both float16 and row-major (K-major); C is (M, N),
@@ -119,18 +106,19 @@ def check_operands(step, A, B, C, acc, arch, *, min_arch, k_multiple=1, align_by
     M, N, K >= 1 and every operand under 2**31 elements (the kernels index in int32);
     ``K % k_multiple == 0`` (steps that copy 16 bytes at a time need ``k_multiple=8``,
     so every row starts on a 16-byte boundary); device pointers aligned to ``align_bytes``;
-    the GPU's compute capability ``arch >= min_arch``.
+    the GPU's SM version ``sm >= min_sm`` (ints: 75 for sm_75).
 
     >>> import numpy as np
     >>> A = np.zeros((64, 40), np.float16); B = np.zeros((32, 40), np.float16)
-    >>> check_operands("naive", A, B, None, "f32", (9, 0), min_arch=(5, 3))
+    >>> check_operands("naive", A, B, None, "f32", 90, min_sm=53)
     (64, 32, 40)
     >>> try:
-    ...     check_operands("mma", A, B, None, "f32", (9, 0), min_arch=(7, 5), k_multiple=16)
+    ...     check_operands("mma", A, B, None, "f32", 90, min_sm=75, k_multiple=16)
     ... except DeviceError as e:
     ...     print(e)
     K: step 'mma' needs K to be a multiple of 16, got K=40
     """
+    sm = check_sm(sm)
     out_dtype = output_dtype(acc)
     a_shape, a_dtype, a_strides, a_ptr = _describe(A, "A")
     b_shape, b_dtype, b_strides, b_ptr = _describe(B, "B")
@@ -176,11 +164,8 @@ def check_operands(step, A, B, C, acc, arch, *, min_arch, k_multiple=1, align_by
                 f"{name}: step {step!r} needs its data pointer aligned to {align_bytes} bytes, "
                 f"got address {ptr:#x}"
             )
-    if tuple(arch) < tuple(min_arch):
-        raise DeviceError(
-            f"arch: step {step!r} needs compute capability >= sm_{min_arch[0]}{min_arch[1]}, "
-            f"this GPU is sm_{arch[0]}{arch[1]}"
-        )
+    if sm < min_sm:
+        raise DeviceError(f"sm: step {step!r} needs sm_{min_sm} or newer, this GPU is sm_{sm}")
     return M, N, K
 
 
@@ -257,27 +242,3 @@ def set_dynamic_shared(dispatcher, nbytes):
                                         handle, dev.id)
         driver.cuKernelSetAttribute(attrs.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100,
                                     handle, dev.id)
-
-
-def instruction_mix(sass):
-    """Count SASS opcodes (the part before the first '.') in ``cuobjdump -sass`` text.
-
-    >>> text = '''
-    ...         /*0100*/                   HMMA.16816.F32 R4, R132.reuse, R136, R4 ;
-    ...         /*0110*/              @!P0 LDGSTS.E.BYPASS.LTC128B.128 [R200], desc[UR14][R202.64] ;
-    ...         /*0120*/                   LDSM.16.M88.4 R168, [R196+UR4] ;
-    ...         /*0130*/                   HMMA.16816.F32 R8, R132.reuse, R138, R8 ;
-    ... '''
-    >>> sorted(instruction_mix(text).items())
-    [('HMMA', 2), ('LDGSTS', 1), ('LDSM', 1)]
-    """
-    import collections
-    import re
-
-    pattern = re.compile(r"^\s*/\*[0-9a-f]+\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)")
-    counts = collections.Counter()
-    for line in sass.splitlines():
-        m = pattern.match(line)
-        if m:
-            counts[m.group(1)] += 1
-    return counts

@@ -16,14 +16,14 @@ the shared-memory wavefronts it needs. Step 4 removes exactly that.
 (False, (32, 32), 1)
 """
 
-from labkit.cuda.kernels import gemm_tensorcore as tc
+from labkit.cuda.kernels.gemm_config import TileConfig
+from labkit.cuda.kernels.gemm_launch import RULES, step_functions
 
-__all__ = ["STEP", "CONFIG", "RULES", "launch", "source", "kernel_config"]
+__all__ = ["STEP", "CONFIG", "RULES", "launch", "statements", "source", "kernel_config"]
 
 STEP = "mma"
-CONFIG = tc.TileConfig(bm=64, bn=64, bk=64, warps_m=2, warps_n=2, stages=1, swizzle=False,
-                       double_buffer=False, group_m=1)
-RULES = tc.RULES
+CONFIG = TileConfig(bm=64, bn=64, bk=64, warps_m=2, warps_n=2, stages=1, swizzle=False,
+                    double_buffer=False, group_m=1)
 
 
-source, launch, kernel_config = tc.step_functions(STEP, "gemm_mma", CONFIG)
+statements, source, launch, kernel_config = step_functions(STEP, "gemm_mma", CONFIG)

@@ -6,8 +6,8 @@ M times: the kernel moves ``2*M*N*K`` fp16 values for ``2*M*N*K`` flops, so memo
 not arithmetic, sets its speed.
 
 >>> from labkit.cuda.kernels import gemm_naive
->>> gemm_naive.RULES["min_arch"]
-(5, 3)
+>>> gemm_naive.RULES["min_sm"]
+53
 """
 
 import functools
@@ -23,7 +23,7 @@ STEP = "naive"
 #: 16x16 threads, one element of C each
 BLOCK = (16, 16)
 #: any M, N, K; fp16 arithmetic needs sm_53
-RULES = dict(min_arch=(5, 3), k_multiple=1, align_bytes=2)
+RULES = dict(min_sm=53, k_multiple=1, align_bytes=2)
 
 
 @functools.lru_cache(maxsize=None)
@@ -43,9 +43,9 @@ def _kernel(acc):
     return gemm_naive
 
 
-def launch(A, B, C, acc, arch):
+def launch(A, B, C, acc, sm):
     """Check the operands and return a no-argument function that launches the kernel once."""
-    M, N, K = check_operands(STEP, A, B, C, acc, arch, **RULES)
+    M, N, K = check_operands(STEP, A, B, C, acc, sm, **RULES)
     grid = grid_2d(STEP, M, N, BLOCK[1], BLOCK[0])
     kernel = _kernel(acc)[grid, BLOCK]
     return lambda: kernel(A, B, C)

@@ -18,41 +18,42 @@ On sm_75 (no cp.async) the same tiles run with plain 16-byte loads and one stage
 
 >>> from labkit.cuda.kernels import gemm_pipeline
 >>> cfg = gemm_pipeline.CONFIGS[gemm_pipeline.DEFAULT]
->>> cfg.warp_tile, cfg.stages, cfg.cache, cfg.smem_bytes((9, 0)) // 1024
+>>> cfg.warp_tile, cfg.stages, cfg.cache, cfg.smem_bytes(90) // 1024
 ((64, 64), 3, 'ca', 96)
 """
 
-from labkit.cuda.kernels import gemm_tensorcore as tc
+from labkit.cuda.kernels.gemm_config import TileConfig
+from labkit.cuda.kernels.gemm_launch import RULES, step_functions
 
-__all__ = ["STEP", "CONFIGS", "DEFAULT", "SIMULATOR", "RULES", "launch", "source", "kernel_config"]
+__all__ = ["STEP", "CONFIGS", "DEFAULT", "SIMULATOR", "RULES", "launch", "statements", "source",
+           "kernel_config"]
 
 STEP = "pipeline"
 #: named configurations (the bench can time several; ``DEFAULT`` is the ladder's step 5)
 CONFIGS = {
     # CUTLASS sgemm_sm80's shape: 128x128x64, 2x2 warps, 3 stages (96 KB, 2 CTAs per SM),
     # copies through L1 (cp.async.ca): the ladder's step 5
-    "128x128x64s3ca": tc.TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=3, cache="ca"),
-    "256x128x64s3ca": tc.TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=3, cache="ca"),
+    "128x128x64s3ca": TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=3, cache="ca"),
+    "256x128x64s3ca": TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=3, cache="ca"),
     # the same and other shapes with L1-bypassing copies (cp.async.cg)
-    "128x128x64s3": tc.TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=3),
-    "128x128x32s4": tc.TileConfig(bm=128, bn=128, bk=32, warps_m=2, warps_n=2, stages=4),
-    "128x256x64s3": tc.TileConfig(bm=128, bn=256, bk=64, warps_m=2, warps_n=4, stages=3),
-    "256x128x64s3": tc.TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=3),
-    "128x256x32s4": tc.TileConfig(bm=128, bn=256, bk=32, warps_m=2, warps_n=4, stages=4),
-    "128x128x64s4": tc.TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=4),
-    "128x128x64s3g32": tc.TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=3, group_m=32),
+    "128x128x64s3": TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=3),
+    "128x128x32s4": TileConfig(bm=128, bn=128, bk=32, warps_m=2, warps_n=2, stages=4),
+    "128x256x64s3": TileConfig(bm=128, bn=256, bk=64, warps_m=2, warps_n=4, stages=3),
+    "256x128x64s3": TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=3),
+    "128x256x32s4": TileConfig(bm=128, bn=256, bk=32, warps_m=2, warps_n=4, stages=4),
+    "128x128x64s4": TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=4),
+    "128x128x64s3g32": TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=3, group_m=32),
     # eight warps of 64x64 in one CTA (one CTA per SM), cp.async.ca
-    "256x128x64s4ca": tc.TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=4, cache="ca"),
-    "128x256x64s3ca": tc.TileConfig(bm=128, bn=256, bk=64, warps_m=2, warps_n=4, stages=3, cache="ca"),
-    "256x128x32s4ca": tc.TileConfig(bm=256, bn=128, bk=32, warps_m=4, warps_n=2, stages=4, cache="ca"),
-    "128x128x32s4ca": tc.TileConfig(bm=128, bn=128, bk=32, warps_m=2, warps_n=2, stages=4, cache="ca"),
+    "256x128x64s4ca": TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=4, cache="ca"),
+    "128x256x64s3ca": TileConfig(bm=128, bn=256, bk=64, warps_m=2, warps_n=4, stages=3, cache="ca"),
+    "256x128x32s4ca": TileConfig(bm=256, bn=128, bk=32, warps_m=4, warps_n=2, stages=4, cache="ca"),
+    "128x128x32s4ca": TileConfig(bm=128, bn=128, bk=32, warps_m=2, warps_n=2, stages=4, cache="ca"),
     # one warp of 32x32: the same code at a size numba's CUDA simulator runs in seconds
-    "32x32x32s3ca": tc.TileConfig(bm=32, bn=32, bk=32, warps_m=1, warps_n=1, stages=3, group_m=2, cache="ca"),
+    "32x32x32s3ca": TileConfig(bm=32, bn=32, bk=32, warps_m=1, warps_n=1, stages=3, group_m=2, cache="ca"),
 }
 DEFAULT = "128x128x64s3ca"
 #: the configuration lab 7 and the tests run under the CUDA simulator (one warp, 32x32x32, 3 stages)
 SIMULATOR = "32x32x32s3ca"
-RULES = tc.RULES
 
 
-source, launch, kernel_config = tc.step_functions(STEP, "gemm_pipeline", CONFIGS, DEFAULT)
+statements, source, launch, kernel_config = step_functions(STEP, "gemm_pipeline", CONFIGS, DEFAULT)

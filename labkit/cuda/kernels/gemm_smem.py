@@ -24,7 +24,7 @@ __all__ = ["STEP", "RULES", "TILE", "launch"]
 STEP = "smem"
 #: (BM, BN, BK): the CTA tile of C and the K slab staged in shared memory
 TILE = (64, 64, 32)
-RULES = dict(min_arch=(5, 3), k_multiple=1, align_bytes=2)
+RULES = dict(min_sm=53, k_multiple=1, align_bytes=2)
 
 
 @functools.lru_cache(maxsize=None)
@@ -96,9 +96,9 @@ def _kernel(acc):
     return gemm_smem
 
 
-def launch(A, B, C, acc, arch):
+def launch(A, B, C, acc, sm):
     """Check the operands and return a no-argument function that launches the kernel once."""
-    M, N, K = check_operands(STEP, A, B, C, acc, arch, **RULES)
+    M, N, K = check_operands(STEP, A, B, C, acc, sm, **RULES)
     grid = grid_2d(STEP, M, N, TILE[0], TILE[1])
     kernel = _kernel(acc)[grid, (16, 16)]
     return lambda: kernel(A, B, C)

@@ -14,13 +14,12 @@ the eight chunks eight threads store, land in eight different bank groups: no co
 import dataclasses
 
 from labkit.cuda.kernels import gemm_mma
-from labkit.cuda.kernels import gemm_tensorcore as tc
+from labkit.cuda.kernels.gemm_launch import RULES, step_functions
 
-__all__ = ["STEP", "CONFIG", "RULES", "launch", "source", "kernel_config"]
+__all__ = ["STEP", "CONFIG", "RULES", "launch", "statements", "source", "kernel_config"]
 
 STEP = "swizzle"
 CONFIG = dataclasses.replace(gemm_mma.CONFIG, swizzle=True)
-RULES = tc.RULES
 
 
-source, launch, kernel_config = tc.step_functions(STEP, "gemm_swizzle", CONFIG)
+statements, source, launch, kernel_config = step_functions(STEP, "gemm_swizzle", CONFIG)

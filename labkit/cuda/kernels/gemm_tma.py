@@ -23,27 +23,30 @@ Needs sm_90 (TMA and mbarrier transaction counts); older GPUs are refused before
 ('tma', (256, 128, 64), 4, 256)
 """
 
-from labkit.cuda.kernels import gemm_tensorcore as tc
+from labkit.cuda.kernels.gemm_config import TileConfig
+from labkit.cuda.kernels.gemm_launch import RULES as _TENSOR_CORE_RULES
+from labkit.cuda.kernels.gemm_launch import step_functions
 
-__all__ = ["STEP", "CONFIGS", "DEFAULT", "SIMULATOR", "RULES", "launch", "source", "kernel_config"]
+__all__ = ["STEP", "CONFIGS", "DEFAULT", "SIMULATOR", "RULES", "launch", "statements", "source",
+           "kernel_config"]
 
 STEP = "tma"
 CONFIGS = {
-    "256x128x64s4": tc.TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=4, loader="tma"),
-    "128x256x64s4": tc.TileConfig(bm=128, bn=256, bk=64, warps_m=2, warps_n=4, stages=4, loader="tma"),
-    "256x128x64s3": tc.TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=3, loader="tma"),
-    "128x128x64s3": tc.TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=3, loader="tma"),
-    "256x128x64s4g16": tc.TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=4, loader="tma",
-                                     group_m=16),
+    "256x128x64s4": TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=4, loader="tma"),
+    "128x256x64s4": TileConfig(bm=128, bn=256, bk=64, warps_m=2, warps_n=4, stages=4, loader="tma"),
+    "256x128x64s3": TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=3, loader="tma"),
+    "128x128x64s3": TileConfig(bm=128, bn=128, bk=64, warps_m=2, warps_n=2, stages=3, loader="tma"),
+    "256x128x64s4g16": TileConfig(bm=256, bn=128, bk=64, warps_m=4, warps_n=2, stages=4, loader="tma",
+                                  group_m=16),
     # one warp of 32x32: the same code at a size numba's CUDA simulator runs in seconds
-    "32x32x64s3": tc.TileConfig(bm=32, bn=32, bk=64, warps_m=1, warps_n=1, stages=3, group_m=2, loader="tma"),
+    "32x32x64s3": TileConfig(bm=32, bn=32, bk=64, warps_m=1, warps_n=1, stages=3, group_m=2, loader="tma"),
 }
 DEFAULT = "256x128x64s4"
 #: the configuration lab 7 and the tests run under the CUDA simulator (one warp, 32x32x64, 3 stages)
 SIMULATOR = "32x32x64s3"
 #: sm_90 (TMA); K % 8 == 0 (the tensor map's row pitch is a multiple of 16 bytes); 16-byte pointers
-RULES = dict(tc.RULES, min_arch=(9, 0))
+RULES = dict(_TENSOR_CORE_RULES, min_sm=90)
 
 
-source, launch, kernel_config = tc.step_functions(STEP, "gemm_tma", CONFIGS, DEFAULT,
-                                                    default_arch=(9, 0), loader="tma")
+statements, source, launch, kernel_config = step_functions(STEP, "gemm_tma", CONFIGS, DEFAULT,
+                                                            default_sm=90, loader="tma")
