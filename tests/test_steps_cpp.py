@@ -340,8 +340,15 @@ def test_steps_agree_with_cute_cpp(oracle, op):
     base.check_op(*oracle, op, agrees)
 
 
-def test_every_case_compiled(oracle):
-    """Every intermediate here is a value C++ computes: none of the cases may fail to compile."""
+def test_only_the_refused_cases_fail_in_cpp(oracle):
+    """Every intermediate here is a value C++ computes. The only cases C++ refuses are the ones
+    kept on purpose: a composition that breaks the shape divisibility condition (a
+    static_assert) and a thread layout with a stride-0 mode, whose get_flat_coord divides by
+    zero (SIGFPE); labkit raises for each."""
     cases, cpp = oracle
-    bad = [c.text for c in cases if cpp[c.cpp][0] != "ok"]
-    assert not bad, bad[:10]
+    refused = [c for c in cases if cpp[c.cpp][0] != "ok"]
+    assert len(cases) - len(refused) >= 300
+    assert {c.op for c in refused} <= {"composition", "composition_values", "flat_coord",
+                                       "local_partition"}, [c.text for c in refused]
+    assert {cpp[c.cpp][0] for c in refused} == {"compile", "abort"}
+    assert all(base.labkit_result(c)[0] == "raise" for c in refused)

@@ -128,6 +128,26 @@ class CompositionSteps:
         compile and :func:`composition_steps` would have raised)."""
         return all(s.exact or not s.checked for m in self.modes for s in m.steps)
 
+    def index_maps(self):
+        """``(asked, computed)``: two TV-style layouts ``(i, 0) -> index of A`` for drawing
+        over A's coordinates, ``asked`` sending ``i`` to ``B(i)`` and ``computed`` to the
+        index of A whose offset is ``R(i)`` (through ``left_inverse(A)``). Needs an ``A``
+        with static strides that reaches each of ``0 .. size(A)-1`` once.
+
+        >>> import labkit as lk
+        >>> t = composition_steps(lk.parse_layout("(_4,_8):(_8,_1)"), lk.parse_layout("_4:_3"))
+        >>> asked, computed = t.index_maps()
+        >>> [int(asked(i, 0)) for i in range(4)], [int(computed(i, 0)) for i in range(4)]
+        ([0, 3, 6, 9], [0, 3, 4, 7])
+        """
+        n = int(size(self.a))
+        if sorted(int(self.a(i)) for i in range(n)) != list(range(n)):
+            raise LayoutError(f"index_maps: A = {self.a} must reach each offset below its size "
+                              "once (a one-to-one, gap-free layout)")
+        one = Layout(S(1), S(0))
+        return (make_layout(self.b, one),
+                make_layout(composition(left_inverse(self.a), self.result), one))
+
     def __str__(self):
         lines = [f"A = {self.a}, coalesce_x(A) = {self.flat_a}"]
         lines += [str(m) for m in self.modes]

@@ -16,8 +16,8 @@ from :mod:`labkit.tiled` itself.
 ...                                     lk.parse_layout("(_4,_2):(_2,_1)"),
 ...                                     lk.parse_layout("(_1,_2):(_2,_1)"))
 >>> print(st.layout_mn, st.layout_tv, sep="\\n")
-((_2,_4),(_1,_2,_2)):((_8,_1),(_0,_4,_16))
-(_8,_2):(_1,_8)
+((_1,_4),(_2,_2)):((_16,_2),(_8,_1))
+((_2,_4),_2):((_8,_1),_4)
 """
 
 from __future__ import annotations
@@ -280,7 +280,42 @@ def thread_map(thr_layout):
     return thr_layout
 
 
-__all__.append("thread_map")
+def partition_tv(tile_shape, thr_layout):
+    """``(thread, value) -> m + M*n``: which thread ``local_partition`` gives each element of a
+    tile, as a TV layout (for :func:`labkit.viz.draw_tv_layout`), for a thread layout that is
+    a one-to-one map onto ``0 .. size-1``; ``None`` otherwise. Built with the algebra (the
+    thread at coordinate ``c`` is ``thr_layout(c)``, so the thread mode is the tile's
+    column-major layout over the thread grid composed with ``right_inverse(thr_layout)``)
+    and checked against ``local_partition`` of every thread.
+
+    >>> import labkit as lk
+    >>> tv = partition_tv((lk.S(4), lk.S(4)), lk.parse_layout("(_2,_2):(_2,_1)"))
+    >>> [int(tv(t, 0)) for t in range(4)]
+    [0, 4, 1, 5]
+    """
+    if thread_map(thr_layout) is None:
+        return None
+    tile = Layout(tuple(tile_shape))
+    shp = thr_layout.shape
+    grid = tuple(product(s) for s in shp) if isinstance(shp, tuple) else (shp,)
+    from ..layout import make_tensor
+    if len(grid) != len(tile_shape):
+        raise LayoutError(f"partition_tv: thread layout {thr_layout} and tile {tile_shape} differ "
+                          "in rank")
+    strides = compact_major(tuple(tile_shape), "left")
+    thr_mode = composition(Layout(grid, strides if isinstance(strides, tuple) else (strides,)),
+                           right_inverse(thr_layout))
+    vals = local_partition(make_tensor(None, tile), thr_layout, 0).layout
+    tv = make_layout(thr_mode, vals)
+    for t in range(int(size(thr_layout))):
+        part = local_partition(make_tensor(None, tile), thr_layout, t)
+        if [int(part.offset) + int(x) for x in part.layout.offsets()] != [
+                int(tv(t, v)) for v in range(int(size(vals)))]:
+            raise LayoutError(f"partition_tv: thread {t} differs from local_partition")
+    return tv
+
+
+__all__ += ["thread_map", "partition_tv"]
 
 
 # --------------------------------------------------------------------------- accumulators
