@@ -103,11 +103,11 @@ class Tile2ThrFrgSteps:
 
     def __str__(self):
         return "\n".join([
-            f"zipped_divide by the atom -> {self.atom_tv}",
-            f"ref2{'src' if self.side == 'S' else 'dst'}             -> {self.ref2trg}",
-            f"compose mode 0 with it    -> {self.trg_tv}",
-            f"zip and coalesce          -> {self.thrval2mn}",
-            f"layout{self.side}_TV               = {self.result}"])
+            f"zipped_divide by the atom  {self.atom_tv}",
+            f"ref2{'src' if self.side == 'S' else 'dst'}                    {self.ref2trg}",
+            f"compose mode 0 with it     {self.trg_tv}",
+            f"zip and coalesce           {self.thrval2mn}",
+            f"layout{self.side}_TV                 {self.result}"])
 
 
 def tile2thrfrg_steps(tiled_copy: TiledCopy, side: str = "S") -> Tile2ThrFrgSteps:
