@@ -123,6 +123,21 @@ class CompositionSteps:
         return all(m.exact for m in self.modes)
 
     @property
+    def modes_add_up(self):
+        """Each mode of ``B`` is composed on its own, and ``R`` adds the pieces:
+        ``R(i) = sum_k (A o B_k)(i_k)``. That is ``A(B(i))`` only if the offsets of B's modes
+        add inside ``A`` without carrying from one of A's modes into the next. True when,
+        for every ``i``, ``A(B(i)) == sum_k A(B_k(i_k))``."""
+        from .layout import idx2crd, flatten
+        leaves = [m.b_mode for m in self.modes]
+        for i in range(int(size(self.b))):
+            crd = idx2crd(i, self.b.shape)
+            crd = flatten(crd) if isinstance(crd, tuple) else (crd,)
+            if int(self.a(self.b(i))) != sum(int(self.a(l(c))) for l, c in zip(leaves, crd)):
+                return False
+        return True
+
+    @property
     def passes_static_checks(self):
         """No step broke a rule that CuTe could check at compile time (else it would not
         compile and :func:`composition_steps` would have raised)."""
@@ -265,6 +280,7 @@ class ComplementPick:
     stride: object
     gap: object          # stride / last  (the complement's new extent)
     gap_stride: object   # last           (where the gap starts)
+    exact: bool = True   # last divides stride; else the division truncates and offsets are lost
 
 
 @dataclass(frozen=True)
@@ -281,6 +297,12 @@ class ComplementSteps:
     uncoalesced: Layout        # (gaps..., rest) before the final coalesce
     result: Layout             # complement(L, cotarget), from the algebra
 
+    @property
+    def exact(self):
+        """Every gap division ``stride / last`` was exact. CuTe does not check it: where it
+        truncates, ``(L, complement)`` leaves offsets out."""
+        return all(p.exact for p in self.picks)
+
     def __str__(self):
         lines = [f"L = {self.layout}, filter(L) = {self.filtered}, cotarget {fmt(self.cotarget)}"]
         if self.sorted is None:
@@ -290,7 +312,8 @@ class ComplementSteps:
             for p in self.picks:
                 lines.append(f"  mode {fmt(p.shape)}:{fmt(p.stride)}: gap {fmt(p.stride)} / "
                              f"{fmt(p.gap_stride)} = {fmt(p.gap)}, gap mode "
-                             f"{fmt(p.gap)}:{fmt(p.gap_stride)}")
+                             f"{fmt(p.gap)}:{fmt(p.gap_stride)}"
+                             + ("" if p.exact else "  [inexact: the division truncates]"))
             lines.append(f"  rest from {fmt(self.end_stride)}: ceil_div({fmt(self.cotarget)}, "
                          f"{fmt(self.end_stride)}) -> {self.rest}")
         lines.append(f"(gaps, rest) = {self.uncoalesced} -> coalesce -> {self.result}")
@@ -331,7 +354,7 @@ def complement_steps(layout, cotarget=None) -> ComplementSteps:
     last = S(1)
     for s, d in zip(srt_s, srt_d):
         gap = d // last
-        picks.append(ComplementPick(s, d, gap, last))
+        picks.append(ComplementPick(s, d, gap, last, int(d) % int(last) == 0))
         gaps.append(gap)
         last = d * s
         gap_strides.append(last)
@@ -483,8 +506,10 @@ def left_inverse_from_complement(layout):
     """``right_inverse(make_layout(L, complement(L)))``: a left inverse of an injective ``L``
     built from the complement and the right inverse.
 
+    When every gap of the complement divides exactly (:attr:`ComplementSteps.exact`),
     ``(L, complement(L))`` reaches every offset up to its cosize exactly once, so its right
     inverse is defined everywhere there; on the offsets L reaches it returns L's own index.
+    Where a gap truncates, offsets are missing and the right inverse stops early.
 
     >>> import labkit as lk
     >>> L = lk.parse_layout("(_4,_8):(_16,_1)")
