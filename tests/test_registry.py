@@ -206,3 +206,38 @@ def test_the_boundary_uses_numba_cudas_own_extending_api():
 
     assert _numba.intrinsic is numba.cuda.extending.intrinsic
     assert _numba.types.__name__ == "numba.cuda.types"
+
+
+@pytest.mark.slow
+def test_the_inline_ptx_entries_compile_to_their_registry_text():
+    # labkit.cuda.probe and kernels/gemm_ptx bind the registry's PROBE and GEMM_PTX entries
+    _intrinsics()
+    import numba
+    from numba import cuda
+
+    from labkit.cuda import probe
+    from labkit.cuda.kernels import gemm_ptx as g
+
+    def kernel(out, src, maps):
+        s = cuda.shared.array(256, numba.uint32)
+        bar = cuda.shared.array(1, numba.uint64)
+        t0 = probe.clock64()
+        v = probe.ld_volatile_shared_u32(s, 3)
+        a, b, c, d = g.ld_global_v4(src, 0, 1)
+        addr = ptx.smem_addr(s, 0)
+        g.st_shared_v4(addr, a, b, c, d)
+        g.cp_async_cg_16_zfill(addr, src, 4, 8)
+        g.st_global_u32(out, 0, v)
+        g.st_global_v2_f32(out, 2, numba.float32(1), numba.float32(2))
+        baddr = ptx.smem_addr(bar, 0)
+        g.mbarrier_init(baddr, 1)
+        g.fence_mbarrier_init()
+        g.mbarrier_arrive_expect_tx(baddr, 16)
+        w = g.mbarrier_try_wait(baddr, 0)
+        g.tma_load_2d(addr, maps, 0, 0, 0, baddr)
+        out[1] = numba.uint32(probe.clock64() - t0) + w
+
+    text = _compile(kernel, (numba.uint32[:], numba.uint32[:], numba.uint64[:]))
+    for ins in isa.INLINE.values():
+        assert ins.ptx.split()[0].rstrip(";") in text, ins.name        # the opcode with its qualifiers
+    assert "%clock64" in text
