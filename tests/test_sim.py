@@ -296,6 +296,22 @@ def test_trace_mma_default_reads_as_coordinates():
     assert np.allclose(t.matrix("D"), t.a @ t.b.T, rtol=1e-3)
 
 
+def test_trace_mma_of_the_tf32_and_int8_atoms():
+    # tf32: the default inputs 16 m + k are exact; PTX ISA m16n8k8 .tf32: lane 1 holds
+    # A(0, 1), A(8, 1), A(0, 5), A(8, 5)
+    t = lab.trace_mma("SM80_16x8x8_F32TF32TF32F32_TN", backend="sim")
+    assert t.coords("A")[1].tolist() == [[0, 1], [8, 1], [0, 5], [8, 5]]
+    assert np.array_equal(t.matrix("D"), t.a @ t.b.T)
+    # int8: 16 m + k wrapped into -128..127; the s32 product is exact
+    t = lab.trace_mma("SM80_16x8x32_S32S8S8S32_TN", backend="sim")
+    assert t.a.min() >= -128 and t.a.max() <= 127 and t.values("A").shape == (32, 16)
+    assert np.array_equal(t.matrix("D"), t.a @ t.b.T)
+    with pytest.raises(DeviceError, match="cannot hold every coordinate"):
+        t.coords("A")
+    with pytest.raises(DeviceError, match="16-bit elements only|without .trans"):
+        lab.trace_mma("SM80_16x8x32_S32S8S8S32_TN", "x4.trans", backend="sim")
+
+
 @pytest.mark.parametrize("variant", ["x1", "x2", "x4", "x1.trans", "x2.trans", "x4.trans"])
 @pytest.mark.parametrize("b_variant", ["x1", "x2", "x1.trans", "x2.trans"])
 def test_every_ldmatrix_variant_fills_the_same_fragment(variant, b_variant):

@@ -13,9 +13,12 @@ their registers are compared bit for bit with
   element at ``layout_A/B/C(t, v)``.
 
 MMA inputs: half of the warps get small integers (every sum exact, so D must match the
-float64 product bit for bit, and C is offset by 0.5 so no D is zero), half get normal
-random numbers (D must be within an fp tolerance of the float64 reference; how often the
-device's D bits equal labkit.sim's is reported, not required). A last check runs the
+float64 product bit for bit, and C is offset by 0.5 so no D is zero), half get random numbers
+of the element type (floats: normal, and D must be within an fp tolerance of the float64
+reference; how often the device's D bits equal labkit.sim's is reported, not required;
+integers: the whole range of s8, and D, an exact s32 sum, must match bit for bit on every warp).
+Elements are coded and packed by :mod:`labkit.atoms.elements`, so an f16, tf32 or s8 atom takes
+the same path. A last check runs the
 sgemm_sm80 CTA (cp.async, Swizzle<3,3,3>, ldmatrix.x4, 128 MMAs per k-block) against
 labkit.sim and ``A @ B.T``.
 

@@ -245,9 +245,9 @@ def _make_cp_async(ins):
 
 _bind(CP_ASYNC, _make_cp_async, where=lambda ins: ins.level)   # the copies; the fences follow
 
-ASM["cp_async_commit_group"] = "cp.async.commit_group;"
-ASM["cp_async_wait_all"] = "cp.async.wait_all;"
-ASM["cp_async_wait_group"] = "cp.async.wait_group $0;"
+ASM["cp_async_commit_group"] = CP_ASYNC["cp_async_commit_group"].ptx + ";"
+ASM["cp_async_wait_all"] = CP_ASYNC["cp_async_wait_all"].ptx + ";"
+ASM["cp_async_wait_group"] = CP_ASYNC["cp_async_wait_group"].ptx.replace(" n", " $0") + ";"   # n: an immediate
 
 
 def _void_asm(context, builder, text, constraints="~{memory}", args=(), argtys=()):
@@ -281,6 +281,6 @@ def cp_async_wait_group(typingctx, n):
     sig = types.void(n)
 
     def codegen(context, builder, sig, args):
-        return _void_asm(context, builder, f"cp.async.wait_group {value};")
+        return _void_asm(context, builder, ASM["cp_async_wait_group"].replace("$0", str(value)))
 
     return sig, codegen

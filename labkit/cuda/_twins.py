@@ -17,8 +17,12 @@ cp.async copies are queued per thread and land when ``cp_async_wait_group`` /
 ``cp_async_wait_all`` retires their group, as the PTX memory model allows at the latest.
 
 Arithmetic of ``mma``: products and sums in float64, then one round-to-nearest-even to
-the accumulator type (f16 or f32). Hardware tensor cores may differ from this in the last
-bits when the terms span a wide range of exponents.
+the accumulator type (f16 or f32; s32 sums are exact and wrap). Hardware tensor cores may differ
+from this in the last bits when the terms span a wide range of exponents.
+
+Other simulator bindings (``labkit.cuda.kernels.gemm_ptx``) reach the simulated shared window
+through the public helpers below: :func:`array_of`, :func:`element_offset`, :func:`root_of`,
+:func:`bytes_of`, :func:`resolve_shared` and :func:`cp_async_queue`.
 
 The twins also run outside a simulated kernel on a single "warp" of one thread only for
 ``smem_addr``; collective ones need the simulator.
@@ -446,3 +450,20 @@ def cp_async_wait_group(n):
 def cp_async_wait_all():
     cp_async_commit_group()
     cp_async_wait_group(0)
+
+
+# ---------------------------------------------------------------------------------------------
+# the simulated shared window, for other simulator bindings (labkit.cuda.kernels.gemm_ptx)
+
+array_of = _unwrap
+"""The numpy array behind a simulator array (a kernel argument or a shared array)."""
+element_offset = _flat_index
+"""Byte offset of ``arr[index]`` (an int for 1-D arrays, else a tuple), bounds checked."""
+root_of = _root_array
+"""The array owning the memory of a view."""
+bytes_of = _bytes_of
+"""The bytes of a contiguous array, as a uint8 view."""
+resolve_shared = _resolve
+"""``(root array, byte offset)`` of a simulated shared address holding ``nbytes``."""
+cp_async_queue = _queue
+"""The calling thread's cp.async queue: ``{"open": [...], "groups": [[...], ...]}``."""

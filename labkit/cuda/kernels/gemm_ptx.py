@@ -240,16 +240,16 @@ def _sim_bindings():
     from labkit.errors import DeviceError
 
     def source_bytes(src, index, what):
-        arr = _twins._unwrap(src)
-        off = _twins._flat_index(arr, index)
+        arr = _twins.array_of(src)
+        off = _twins.element_offset(arr, index)
         ptr = arr.__array_interface__["data"][0] + off
         if ptr % 16:
             raise DeviceError(f"{what}: the source address of index {index!r} is not 16-byte aligned")
-        root = _twins._root_array(arr)
+        root = _twins.root_of(arr)
         start = ptr - root.__array_interface__["data"][0]
         if start + 16 > root.nbytes:
             raise DeviceError(f"{what}: 16 bytes at index {index!r} run past the end of the source array")
-        return _twins._bytes_of(root)[start:start + 16]
+        return _twins.bytes_of(root)[start:start + 16]
 
     def ld_global_v4(src, index, pred):
         raw = source_bytes(src, index, "ld_global_v4")
@@ -261,9 +261,9 @@ def _sim_bindings():
         addr = int(addr)
         if addr % 16:
             raise DeviceError(f"st_shared_v4: shared address {addr:#x} is not 16-byte aligned")
-        root, off = _twins._resolve(addr, 16, "st_shared_v4")
+        root, off = _twins.resolve_shared(addr, 16, "st_shared_v4")
         words = np.array([int(r) & 0xFFFFFFFF for r in (r0, r1, r2, r3)], np.uint32)
-        _twins._bytes_of(root)[off:off + 16] = words.view(np.uint8)
+        _twins.bytes_of(root)[off:off + 16] = words.view(np.uint8)
 
     def cp_async_cg_16_zfill(dst, src, index, src_bytes):
         n = int(src_bytes)
@@ -277,20 +277,20 @@ def _sim_bindings():
             raise DeviceError(f"cp_async_cg_16_zfill: destination {dst:#x} is not 16-byte aligned")
         staged = np.zeros(16, np.uint8)  # the source is read at issue, which PTX allows
         staged[:n] = source_bytes(src, index, "cp_async_cg_16_zfill")[:n]
-        droot, doff = _twins._resolve(dst, 16, "cp_async_cg_16_zfill")
-        _twins._queue()["open"].append((staged, 0, droot, doff))
+        droot, doff = _twins.resolve_shared(dst, 16, "cp_async_cg_16_zfill")
+        _twins.cp_async_queue()["open"].append((staged, 0, droot, doff))
 
     def store(what, dst, index, raw):
-        arr = _twins._unwrap(dst)
-        off = _twins._flat_index(arr, index)
+        arr = _twins.array_of(dst)
+        off = _twins.element_offset(arr, index)
         ptr = arr.__array_interface__["data"][0] + off
         if ptr % raw.nbytes:
             raise DeviceError(f"{what}: the address of index {index!r} is not {raw.nbytes}-byte aligned")
-        root = _twins._root_array(arr)
+        root = _twins.root_of(arr)
         start = ptr - root.__array_interface__["data"][0]
         if start + raw.nbytes > root.nbytes:
             raise DeviceError(f"{what}: {raw.nbytes} bytes at index {index!r} run past the end of the array")
-        _twins._bytes_of(root)[start:start + raw.nbytes] = raw.view(np.uint8)
+        _twins.bytes_of(root)[start:start + raw.nbytes] = raw.view(np.uint8)
 
     def st_global_u32(dst, index, value):
         store("st_global_u32", dst, index, np.array([int(value) & 0xFFFFFFFF], np.uint32))
@@ -315,7 +315,7 @@ def _sim_bindings():
         bar = int(bar)
         if bar % 8:
             raise DeviceError(f"mbarrier_init: barrier address {bar:#x} is not 8-byte aligned")
-        _twins._resolve(bar, 8, "mbarrier_init")
+        _twins.resolve_shared(bar, 8, "mbarrier_init")
         with lock:
             barriers[bar] = [int(count), int(count), 0, 0]
 
@@ -349,12 +349,12 @@ def _sim_bindings():
         return out
 
     def tma_load_2d(dst, maps_arr, index, c0, c1, bar):
-        words = _twins._unwrap(maps_arr)
+        words = _twins.array_of(maps_arr)
         i = int(index)
         if int(words[i]) != 0x746D61 or int(words[i + 1]) not in maps:
             raise DeviceError("tma_load_2d: no tensor map at that index")
         array, rows, cols, box_rows, box_cols = maps[int(words[i + 1])]
-        src = _twins._unwrap(array).reshape(rows, cols)
+        src = _twins.array_of(array).reshape(rows, cols)
         dst, c0, c1 = int(dst), int(c0), int(c1)
         if dst % 1024:
             raise DeviceError(f"tma_load_2d: a 128-byte-swizzled box needs a 1024-byte-aligned "
@@ -367,8 +367,8 @@ def _sim_bindings():
         if r0 < r1 and k0 < k1:
             box[r0 - c1:r1 - c1, k0 - c0:k1 - c0] = src[r0:r1, k0:k1]
         raw = box.view(np.uint8).reshape(box_rows, 8, 16)
-        root, off = _twins._resolve(dst, box_rows * 128, "tma_load_2d")
-        window = _twins._bytes_of(root)
+        root, off = _twins.resolve_shared(dst, box_rows * 128, "tma_load_2d")
+        window = _twins.bytes_of(root)
         for r in range(box_rows):
             line = off + 128 * r
             for c in range(8):  # 16-byte chunk c of row r goes to slot c ^ (r % 8): Swizzle<3,4,3>

@@ -425,14 +425,16 @@ def cta_plan() -> CtaPlan:
     cp_dst = table[rows, cols].astype(np.int32)
     warps = np.arange(4)
     wm, wn = warps % 2, warps // 2
-    lane = np.arange(WARP)
+    mat, row = instructions.lane_row(np.arange(WARP), 4)          # the registry's ldmatrix lane rule
+    mma = instructions.instruction("mma_m16n8k16_f16f16f16f16", "mma")
+    a_blk = np.array(mma.ldmatrix_blocks("A"))                   # matrix i -> register a_i's block
+    b_blk = np.array(mma.ldmatrix_blocks("B"))                   # x4 = two n8 atoms' b0, b1
     kb = np.arange(bk // 16)[:, None, None, None]
     idx = np.arange(4)[None, None, :, None]
-    a_row = 32 * idx + 16 * wm[None, :, None, None] + lane % 16
-    a_col = 16 * kb + 8 * (lane // 16)
-    mat = lane // 8
-    b_row = 16 * (2 * idx + mat // 2) + 8 * wn[None, :, None, None] + lane % 8
-    b_col = 16 * kb + 8 * (mat % 2)
+    a_row = 32 * idx + 16 * wm[None, :, None, None] + a_blk[mat, 0] + row
+    a_col = 16 * kb + a_blk[mat, 1]
+    b_row = 16 * (2 * idx + mat // 2) + 8 * wn[None, :, None, None] + b_blk[mat % 2, 0] + row
+    b_col = 16 * kb + b_blk[mat % 2, 1]
     a_row, a_col = np.broadcast_arrays(a_row, a_col)
     b_row, b_col = np.broadcast_arrays(b_row, b_col)
     return CtaPlan(
