@@ -61,18 +61,19 @@ def worker(step, config, acc, sizes, lock_path, queue):
         from numba import cuda
 
         from labkit.cuda.kernels import gemm
-        from labkit.cuda.kernels.gemm_common import device_arch, output_dtype, tolerance
+        from labkit.cuda.kernels.gemm_common import output_dtype, tolerance
+        from labkit.cuda.launch import device_sm
 
-        arch = device_arch()
+        sm = device_sm()
         opts = {"config": config} if config else {}
         t0 = time.time()
         # compile (CPU) before taking the lock
         small = [(cuda.as_cuda_array(A), cuda.as_cuda_array(B)) for A, B in _operands(256, 256, 256, 1, 1)]
-        _, launch = gemm.prepare(step, *small[0], None, acc, arch, **opts)
+        _, launch = gemm.prepare(step, *small[0], None, acc, sm, **opts)
         launch()
         cuda.synchronize()
         compile_s = time.time() - t0
-        rep = gemm.kernel_report(step, acc, arch, **opts)
+        rep = gemm.kernel_report(step, acc, sm, **opts)
         rep.pop("sass", None)
         with open(lock_path, "w") as lk:
             fcntl.flock(lk, fcntl.LOCK_EX)
@@ -81,7 +82,7 @@ def worker(step, config, acc, sizes, lock_path, queue):
                 views = [(cuda.as_cuda_array(A), cuda.as_cuda_array(B)) for A, B in sets]
                 C = cuda.device_array((size, size), output_dtype(acc))
                 C[:] = float("nan")
-                launches = [gemm.prepare(step, A, B, C, acc, arch, **opts)[1] for A, B in views]
+                launches = [gemm.prepare(step, A, B, C, acc, sm, **opts)[1] for A, B in views]
                 launches[0]()
                 cuda.synchronize()
                 ref = sets[0][0].double() @ sets[0][1].double().T

@@ -101,8 +101,7 @@ def test_lab_checks_every_step_against_float64(lab):
     _, out, backend = lab
     lines = out["M, N, K = (1000, 776, 1032) if on_gpu else (56, 40, 40)"].splitlines()
     pattern = re.compile(r"(\w+) +(f32|f16) (\d+)x(\d+)x(\d+): relative error (\S+), tolerance (\S+): (ok|WRONG)")
-    refused = re.compile(r"tma +(f32|f16): refused: arch: step 'tma' needs compute capability >= sm_90, "
-                         r"this GPU is sm_(\d+)")
+    refused = re.compile(r"tma +(f32|f16): refused: sm: step 'tma' needs sm_90 or newer, this GPU is sm_(\d+)")
     if backend == "gpu" and any(refused.fullmatch(line) for line in lines):
         # an older GPU than Hopper: step 6 (TMA) refuses before launch
         assert all(int(refused.fullmatch(line).group(2)) < 90 for line in lines if line.startswith("tma"))
@@ -137,7 +136,7 @@ def test_lab_times_on_a_gpu_and_says_why_not_on_a_cpu(lab):
     report = out["if on_gpu:"]
     if backend == "gpu":
         for step in STEPS:
-            assert re.search(rf"{step}\S* f32 4096: +([\d.]+ TFLOP/s median|skipped: arch)", timing), step
+            assert re.search(rf"{step}\S* f32 4096: +([\d.]+ TFLOP/s median|skipped: sm)", timing), step
         assert all(f"{s} " in report and "bytes spilled" in report for s in ("mma", "swizzle", "pipeline"))
     else:
         assert timing.startswith("timings need a GPU")
@@ -146,7 +145,7 @@ def test_lab_times_on_a_gpu_and_says_why_not_on_a_cpu(lab):
 
 def test_lab_counts_the_instructions_of_its_kernels(lab):
     _, out, _ = lab
-    table = output_of(out, "calls = {").splitlines()
+    table = output_of(out, "calls = kernel_source.INSTRUCTIONS").splitlines()
     sm = int(re.match(r"sm_(\d+), per thread:", table[0]).group(1))
     counts = {line.split()[0]: [int(v) for v in line.split()[1:]] for line in table[1:4]}
     # columns: mma.sync, ldmatrix.x4, cp.async, ld.global.v4, st.shared.v4, barrier
@@ -167,7 +166,7 @@ def test_lab_counts_the_instructions_of_its_kernels(lab):
 
 def test_lab_runs_the_turing_path(lab):
     _, out, backend = lab
-    lines = out["if on_gpu and arch >= (8, 0):"].splitlines()
+    lines = out["if on_gpu and sm >= 80:"].splitlines()
     if backend == "cudasim":
         pattern = re.compile(r"(\w+) +sm_75 path on the CUDA simulator \(sm_75\): relative error (\S+), "
                              r"tolerance (\S+): ok")
@@ -182,13 +181,13 @@ def test_lab_runs_the_turing_path(lab):
 
 def test_lab_counts_step_6(lab):
     _, out, _ = lab
-    lines = out['src6 = gemm_tma.source("f32", (9, 0))'].splitlines()
+    lines = out['stmts6 = gemm_tma.statements("f32", 90)'].splitlines()
     counts = {line.split()[0]: int(line.split()[1]) for line in lines[:6]}
     # 4 stages: the prologue asks for k-tiles 0-2, the loop for one per k-tile: 4 places of 2 boxes
     # (A, B) and one arming each; the first wait before the loop and one in it; no cp.async;
     # ldmatrix: 8 before the loop + 4 k-blocks x (4 + 4); MMAs: 4 k-blocks x 4x8 atoms
-    assert counts == {"tma_load_2d(": 8, "mbarrier_arrive_expect_tx(": 4, "mbarrier_try_wait(": 2,
-                      "cp_async": 0, "ldmatrix_x4(": 40, "mma_m16n8k16_f32f16f16f32(": 128}
+    assert counts == {"cp.async.bulk.tensor": 8, "mbarrier.arrive.expect_tx": 4, "mbarrier.try_wait": 2,
+                      "cp.async": 0, "ldmatrix": 40, "mma": 128}
     # 4 x (256 + 128) rows x 128 B = 192 KB, plus 1 KB of alignment slack and mbarriers
     assert lines[6] == "CTA tile 256x128x64, 256 threads, 4 stages, 193 KB of shared memory"
     assert lines[7] == "TMA's 128-byte swizzle is CuTe's Sw<3,3,3> o (8,64):(64,1): True"
@@ -284,7 +283,7 @@ def test_section_counts_the_two_floors(section):
 
 def test_section_table_is_the_run_of_the_docs(section):
     _, out, _ = section
-    text = output_of(out, "run = measurements.gemm_ladder(gemm.H200_RUN)")
+    text = output_of(out, "run = measurements.gemm_ladder()")
     # docs/benchmarks.md: the 2026-12-01 run at 15:20 UTC on the H200 (sm_90, 132 SMs)
     assert text.startswith("date: 2026-12-01 15:20 UTC\ngpu: NVIDIA H200 (sm_90, 132 SMs)")
     assert "torch 2.11.0+cu130" in text and "every result within its float64 tolerance: True" in text
@@ -327,7 +326,7 @@ def test_section_glues_the_measured_ratios(section):
     assert glued["ch6_gemm_swizzle_extra"] > 0       # the swizzle adds address arithmetic only
 
 
-def test_section_resources_per_rung(section):
+def test_section_resources_per_step(section):
     _, out, _ = section
     lines = output_of(out, "record = measurements.gemm_ladder_record(").splitlines()[1:]
     got = {line.split()[0]: line.split()[1:] for line in lines}
@@ -376,7 +375,7 @@ def test_section_counts_bank_conflicts(section):
     # per 32-deep k-tile: 32 k x 8 loads of 1 wavefront; (64 + 64) x 32 / 256 = 16 stores of 32
     assert smem[2] == "per k-tile and warp: loads 256 wavefronts, stores 512"
     swizzle = out["cfg3 = gemm_mma.CONFIG"].splitlines()
-    assert swizzle[0] == "tc.swizzled_offset == CuTe's Sw<3,3,3> tile everywhere: True"
+    assert swizzle[0] == "gemm_layout.swizzled_offset == CuTe's Sw<3,3,3> tile everywhere: True"
     # 128-byte rows: the 8 rows of a phase start in banks 0-3, 8 wavefronts per phase, 4 phases
     # per ldmatrix.x4: 32, where 4 would do; 16 per k-tile: 512 against 64. The copy: 8 lanes
     # store one row's 8 chunks (128 contiguous bytes, permuted when swizzled): 4 per store
@@ -409,7 +408,7 @@ def test_section_source_counts_match_the_h200_sass(section):
 
 def test_section_shows_the_pipelined_main_loop(section):
     _, out, _ = section
-    loop = out['src5 = gemm_pipeline.source("f32", (9, 0))']
+    loop = out['src5 = gemm_pipeline.statements("f32", 90)']
     # 4 k-blocks of 16 in a 64-deep k-tile; per k-block 4 + 4 ldmatrix.x4 and 4 x 8 MMAs; the next
     # k-tile's copy (128 + 128 rows x 8 chunks / 128 threads = 16 cp.async) issued once; with 3
     # stages the wait leaves stages - 2 = 1 group in flight
@@ -444,7 +443,7 @@ def test_section_step_6(tma_section):
     assert per_mma[1] == ("step 6 (256x128x64, 256 threads): ldmatrix 128 B per MMA; copies 48 B per MMA, "
                           "issued as 0 cp.async (LDGSTS) per thread and 2 TMA loads (UTMALDG) per block and k-tile")
     loop = output_of(out, "atom = lk.composition(")
-    assert "tc.tma_offset == CuTe's Sw<3,3,3> o (8,64):(64,1) on every 8-row block: True" in loop
+    assert "gemm_layout.tma_offset == CuTe's Sw<3,3,3> o (8,64):(64,1) on every 8-row block: True" in loop
     # chunk c of rows 0-7 lands in slots c ^ r: a permutation of the 8 slots, one wavefront
     for c in range(8):
         assert f"chunk {c}: 16-byte slots {[c ^ r for r in range(8)]}" in loop
@@ -461,7 +460,7 @@ def test_section_step_6(tma_section):
 
 def test_section_turing_table(section):
     _, out, _ = section
-    lines = out["archs = ((9, 0), (7, 5))"].splitlines()[2:]
+    lines = out["sms = (90, 75)"].splitlines()[2:]
     got = {line.split()[0]: line.split()[1:] for line in lines}
     # PTX ISA: no m16n8k16 and no cp.async on sm_75, so two m16n8k8 per step and one stage of
     # plain copies: 16 ld.global.v4 per thread for step 5, (128 + 128) x 64 x 2 B = 32 KB
@@ -472,7 +471,7 @@ def test_section_turing_table(section):
 def test_step_6_refuses_older_gpus(tma_section):
     _, out, _ = tma_section
     refusals = output_of(out, "A, B = np.zeros((256, 64)").splitlines()
-    assert refusals == [f"DeviceError arch: step 'tma' needs compute capability >= sm_90, this GPU is sm_{sm}"
+    assert refusals == [f"DeviceError sm: step 'tma' needs sm_90 or newer, this GPU is sm_{sm}"
                         for sm in (75, 80)]
 
 

@@ -101,18 +101,18 @@ def test_gemm_ladder_record_holds_profiles_rates_and_per_ktile_sass(tmp_path):
 def test_kernel_source_counts():
     from labkit.cuda.kernels import gemm_mma, gemm_pipeline, gemm_swizzle
     for mod in (gemm_mma, gemm_swizzle):
-        c = kernel_source.kernel_counts(mod, "f32", (9, 0))
+        c = kernel_source.kernel_counts(mod, "f32", 90)
         assert (c["mma"], c["ldmatrix"], c["cp.async"], c["barrier"]) == (32, 16, 0, 2)
         # the 64x64 A and B tiles: 2 x 64 x 64 halves / 128 threads / 8 halves per 16 bytes = 8
         assert (c["ld.global.v4"], c["st.shared.v4"]) == (8, 8)
         # sm_75 has no m16n8k16: two m16n8k8 per step
-        assert kernel_source.kernel_counts(mod, "f32", (7, 5))["mma"] == 64
-    c5 = kernel_source.kernel_counts(gemm_pipeline, "f32", (9, 0))
+        assert kernel_source.kernel_counts(mod, "f32", 75)["mma"] == 64
+    c5 = kernel_source.kernel_counts(gemm_pipeline, "f32", 90)
     assert (c5["mma"], c5["ldmatrix"], c5["cp.async"]) == (128, 40, 48)    # = the H200's HMMA, LDSM, LDGSTS
-    loop = kernel_source.main_loop(gemm_pipeline.source("f32", (9, 0)))
+    loop = kernel_source.main_loop(gemm_pipeline.statements("f32", 90))
     assert sum("32 x mma_m16n8k16_f32f16f16f32(...)" in line for line in loop) == 4
     assert sum("8 x ldmatrix_x4(...)" in line for line in loop) == 4
-    with pytest.raises(LabkitError, match="source"):
+    with pytest.raises(LabkitError, match="statements"):
         kernel_source.instruction_counts(None)
-    with pytest.raises(LabkitError, match="main loop"):
+    with pytest.raises(LabkitError, match="not its source text"):
         kernel_source.main_loop("x = 1\n")

@@ -210,7 +210,7 @@ def _select(lines, stmts, *, names=(), calls=(), prefixes=(), within=None, outsi
 
 def _shared_layouts(cfg):
     """(sA, sB) of a tensor-core step, (row, k, stage) -> element of its shared memory: the step's
-    tile layout (``gemm_tensorcore.smem_layout``) with a stage mode whose stride is one stage,
+    tile layout (``gemm_layout.smem_layout``) with a stage mode whose stride is one stage,
     A then B; B starts ``bm * bk`` elements after A."""
     from labkit.cuda.kernels.gemm_layout import smem_layout
 

@@ -1,0 +1,185 @@
+"""Where the GEMM benchmark gets its inputs, its reference, cuBLAS and its clock.
+
+:func:`backend` picks torch, else cupy, else numpy (inputs made on the host, no cuBLAS): each
+makes fresh fp16 operands on the GPU, the float64 reference, the relative error of a result and
+a cuBLAS launch of the same product. :func:`time_launches` times launches between CUDA events
+(:func:`numba_events` or :func:`torch_events`) and gives their median.
+
+>>> pair = lambda: ((lambda: None), (lambda: None), (lambda: 2.0))
+>>> time_launches([lambda: None], 1, 5, 10.0, lambda: None, pair)
+(2.0, 2.0, 5, 0.01)
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+__all__ = ["backend", "time_launches", "numba_events", "torch_events"]
+
+
+class _Torch:
+    """Inputs, reference and cuBLAS through torch."""
+
+    name = "torch"
+
+    def __init__(self):
+        import torch
+
+        self.torch = torch
+        self.version = torch.__version__
+
+    def operands(self, M, N, K, seed):
+        t = self.torch
+        g = t.Generator(device="cuda").manual_seed(seed)
+        A = t.empty((M, K), dtype=t.float16, device="cuda").uniform_(-1, 1, generator=g)
+        B = t.empty((N, K), dtype=t.float16, device="cuda").uniform_(-1, 1, generator=g)
+        return A, B
+
+    def view(self, X):
+        """A numba device array sharing X's memory."""
+        from numba import cuda
+
+        return cuda.as_cuda_array(X)
+
+    def reference(self, A, B):
+        return A.double() @ B.double().T
+
+    def rel_error(self, C, ref):
+        t = self.torch
+        Ct = t.as_tensor(C, device="cuda").double()
+        if not bool(t.isfinite(Ct).all()):
+            return math.inf
+        return float(t.linalg.norm(Ct - ref) / t.linalg.norm(ref))
+
+    def cublas(self, A, B):
+        out = self.torch.empty((A.shape[0], B.shape[0]), dtype=self.torch.float16, device="cuda")
+        BT = B.T
+        return lambda: self.torch.matmul(A, BT, out=out), out
+
+
+class _Cupy(_Torch):
+    """Inputs, reference and cuBLAS through cupy."""
+
+    name = "cupy"
+
+    def __init__(self):
+        import cupy
+
+        self.cp = cupy
+        self.version = cupy.__version__
+
+    def operands(self, M, N, K, seed):
+        rs = self.cp.random.RandomState(seed)
+        A = rs.uniform(-1, 1, (M, K), dtype=self.cp.float32).astype(self.cp.float16)
+        B = rs.uniform(-1, 1, (N, K), dtype=self.cp.float32).astype(self.cp.float16)
+        return A, B
+
+    def reference(self, A, B):
+        return A.astype(self.cp.float64) @ B.astype(self.cp.float64).T
+
+    def rel_error(self, C, ref):
+        Cc = self.cp.asarray(C).astype(self.cp.float64)
+        if not bool(self.cp.isfinite(Cc).all()):
+            return math.inf
+        return float(self.cp.linalg.norm(Cc - ref) / self.cp.linalg.norm(ref))
+
+    def cublas(self, A, B):
+        out = self.cp.empty((A.shape[0], B.shape[0]), dtype=self.cp.float16)
+        BT = B.T
+        return lambda: self.cp.matmul(A, BT, out=out), out
+
+
+class _Numpy(_Torch):
+    """Inputs from numpy; the reference on a sample of rows and columns; no cuBLAS."""
+
+    name = "numpy"
+    version = ""
+
+    def __init__(self):
+        import numpy as np
+
+        self.np = np
+        self.version = np.__version__
+
+    def operands(self, M, N, K, seed):
+        from numba import cuda
+
+        from labkit.cuda.kernels.gemm_common import random_operands
+
+        A, B = random_operands(M, N, K, seed)
+        return cuda.to_device(A), cuda.to_device(B)
+
+    def view(self, X):
+        return X
+
+    def reference(self, A, B):
+        np = self.np
+        rng = np.random.default_rng(0)
+        rows = np.sort(rng.choice(A.shape[0], min(A.shape[0], 128), replace=False))
+        cols = np.sort(rng.choice(B.shape[0], min(B.shape[0], 128), replace=False))
+        a = A.copy_to_host()[rows].astype(np.float64)
+        b = B.copy_to_host()[cols].astype(np.float64)
+        return rows, cols, a @ b.T
+
+    def rel_error(self, C, ref):
+        np = self.np
+        rows, cols, r = ref
+        c = C.copy_to_host()[np.ix_(rows, cols)].astype(np.float64)
+        if not np.all(np.isfinite(c)):
+            return math.inf
+        return float(np.linalg.norm(c - r) / np.linalg.norm(r))
+
+    def cublas(self, A, B):
+        return None, None
+
+
+def backend():
+    """torch, else cupy, else numpy: the first that works here."""
+    for cls in (_Torch, _Cupy):
+        try:
+            return cls()
+        except Exception:  # not installed, or no GPU build
+            continue
+    return _Numpy()
+
+
+def time_launches(launches, warmup, reps, max_seconds, sync, event_pair):
+    """Median milliseconds of ``launches`` (cycled) and the repetitions used."""
+    for i in range(warmup):
+        launches[i % len(launches)]()
+    sync()
+    # one timed launch to see whether ``reps`` of them fit in ``max_seconds``
+    start, stop, elapsed = event_pair()
+    start()
+    launches[0]()
+    stop()
+    sync()
+    first = elapsed()
+    used = reps
+    if first * reps / 1e3 > max_seconds:
+        used = max(3, int(max_seconds * 1e3 // first))
+    pairs = [event_pair() for _ in range(used)]
+    for i, (start, stop, _) in enumerate(pairs):
+        start()
+        launches[i % len(launches)]()
+        stop()
+    sync()
+    times = [e() for _, _, e in pairs]
+    return statistics.median(times), min(times), used, first * reps / 1e3
+
+
+def numba_events():
+    from numba import cuda
+
+    a, b = cuda.event(timing=True), cuda.event(timing=True)
+    return (lambda: a.record()), (lambda: b.record()), (lambda: cuda.event_elapsed_time(a, b))
+
+
+def torch_events(torch):
+    def pair():
+        a = torch.cuda.Event(enable_timing=True)
+        b = torch.cuda.Event(enable_timing=True)
+        return (lambda: a.record()), (lambda: b.record()), (lambda: a.elapsed_time(b))
+
+    return pair
