@@ -150,6 +150,21 @@ def make_cases():
             add("composition_mode", f"print(composition({ca}, {pre}{cb}{post}));",
                 lambda A=A, B=B, k=k: steps.composition_steps(A, B).modes[k].result,
                 f"composition({A}, mode {leaf.path} of {B})")
+        # the walk: the state (rest_shape:rest_stride) a mode of B carries into A's mode i is
+        # what CuTe composes the rest of A with, so composing A's modes i.. with it must give
+        # the modes the walk makes from step i on (both coalesced)
+        for k, leaf in enumerate(steps.composition_steps(A, B).modes) if _composes(A, B) else []:
+            flat = coalesce_x(A)
+            R = len(flat.shape) if isinstance(flat.shape, tuple) else 1
+            if R < 2 or leaf.steps[0].action == "stride 0":
+                continue
+            for j, stp in enumerate(leaf.steps):
+                rest = lk.make_layout(stp.rest_shape, stp.rest_stride)
+                add("composition_walk",
+                    f"print(coalesce(composition(take<{stp.a_mode},{R}>(detail::coalesce_x({ca})), "
+                    f"{cpp_layout(rest)})));",
+                    lambda A=A, B=B, k=k, j=j: _walk_tail(steps.composition_steps(A, B).modes[k], j),
+                    f"walk of mode {leaf.path} of {B} through {A} from step {j}")
         add("composition", f"print(composition({ca}, {cb}));",
             lambda A=A, B=B: steps.composition_steps(A, B).result, f"composition({A}, {B})")
         # R(i) for every i of B, and A(B(i)): the verdict "is it A o B?" from C++'s values
@@ -276,6 +291,15 @@ def _tile2thrfrg_cases(add, tc, mk, txt):
             f"layout{side}_TV {txt}")
 
 
+def _walk_tail(walk, j):
+    new = [s.new for s in walk.steps[j:] if s.new is not None]
+    if not new:
+        return lk.Layout(S(1), S(0))
+    if len(new) == 1:
+        return lk.coalesce(lk.make_layout(*new[0]))
+    return lk.coalesce(lk.make_layout(tuple(n[0] for n in new), tuple(n[1] for n in new)))
+
+
 def _composes(A, B):
     try:
         steps.composition_steps(A, B)
@@ -327,7 +351,7 @@ def agrees(case, cpp, mine):
     return base.agrees(case, cpp, mine, same_value)
 
 
-OPS = ["coalesce_x", "composition_mode", "composition", "composition_values", "filter",
+OPS = ["coalesce_x", "composition_mode", "composition_walk", "composition", "composition_values", "filter",
        "complement_sorted", "complement_end", "complement_sorted_layout", "complement", "coalesce",
        "inverse_sorted", "right_inverse", "left_inverse", "left_from_complement", "copy_layout_mn",
        "copy_inverse", "copy_layout_tv", "copy_atom_tv", "copy_ref2trg", "copy_trg_tv",
