@@ -35,14 +35,13 @@ def _resources():
     out = []
     for key, kernel in ke._KERNELS.items():
         d = kernel.dispatcher
-        for sig in list(d.overloads):
-            entry = {"kernel": " ".join(str(k) for k in key[:-1])}
-            try:
-                entry["registers"] = int(d.get_regs_per_thread(sig))
-                entry["local_bytes"] = int(d.get_local_mem_per_thread(sig))
-            except Exception as e:  # noqa: BLE001 - a courtesy: older numba-cuda lacks the query
-                entry["error"] = str(e)
-            out.append(entry)
+        entry = {"kernel": " ".join(str(k) for k in key[:-1])}
+        try:
+            entry["registers"] = sorted(int(v) for v in d.get_regs_per_thread().values())
+            entry["local_bytes"] = sorted(int(v) for v in d.get_local_mem_per_thread().values())
+        except Exception as e:  # noqa: BLE001 - a courtesy: older numba-cuda lacks the query
+            entry["error"] = str(e)
+        out.append(entry)
     return out
 
 
@@ -83,8 +82,8 @@ def main(argv=None):
     stem.with_suffix(".json").write_text(json.dumps(data, indent=1) + "\n")
     lines = [json.dumps(env), str(smem), str(smem4), str(glob), json.dumps(data["kernels"])]
     for name, order in (("8 warps", data["ordering"]), ("4 warps", data["ordering_4warps"])):
-        lines.append(f"ordering ({name}):")
-        lines += [f"  {a} {p} {b}: cycles ratio {r:.3f} agrees {ok}" for a, b, p, r, ok in order]
+        lines.append(f"ordering ({name}):\n" + "\n".join(
+            f"  {a} {p} {b}: cycles ratio {r:.3f} agrees {ok}" for a, b, p, r, ok in order))
     text = "\n\n".join(lines)
     stem.with_suffix(".log").write_text(text + "\n")
     print(text)
