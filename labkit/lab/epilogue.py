@@ -42,6 +42,8 @@ from labkit.layout import Swizzle, composition, make_layout
 from labkit.sectors import sector_count
 
 __all__ = ["ATOM", "STSM", "STORES", "LAYOUTS", "row_swizzle", "layouts", "variants", "accumulator_pairs",
+           "owner_grid", "prediction_table", "ordering_summary", "recorded_header", "recorded_table",
+           "layouts_text", "row_banks", "readout_conflicts", "global_prediction_table", "kernel_registers",
            "stmatrix_blocks", "stmatrix_matches_accumulators", "instructions", "predict", "first_conflict",
            "expected_tile", "read_tile", "simulate", "run_smem", "ordering", "predict_global", "run_global",
            "recorded", "recorded_experiment", "RESULTS", "TOLERANCE"]
@@ -105,6 +107,11 @@ def layouts() -> dict:
             "rows 256 B + Sw<3,3,4>": composition(row_swizzle(256), c)}
 
 
+def layouts_text() -> str:
+    """Each tile's name and CuTe layout, one a line."""
+    return "\n".join(f"{name:<24}{lay}" for name, lay in layouts().items())
+
+
 def variants() -> list:
     """Every ``(layout, store)`` pair, layouts first."""
     return [(lay, st) for lay in LAYOUTS for st in STORES]
@@ -136,6 +143,22 @@ def accumulator_pairs() -> np.ndarray:
                 raise LayoutError(f"{ATOM}: lane {t}'s values {2 * h} and {2 * h + 1} are not neighbours in a row")
             out[t, h] = (m, n)
     return out
+
+
+def owner_grid() -> str:
+    """One m16n8 atom of C: which lane and register (``lane.h``) holds each element.
+
+    >>> print(owner_grid().splitlines()[1])
+    m= 0   0.0   0.0   1.0   1.0   2.0   2.0   3.0   3.0
+    """
+    pairs = accumulator_pairs()
+    grid = np.empty((16, 8), object)
+    for t in range(32):
+        for h in range(2):
+            m, n = pairs[t, h]
+            grid[m, n] = grid[m, n + 1] = f"{t}.{h}"
+    head = "    " + "".join(f"{f'n={n}':>6}" for n in range(8))
+    return "\n".join([head] + [f"m={m:>2}" + "".join(f"{v:>6}" for v in grid[m]) for m in range(16)])
 
 
 def stmatrix_blocks() -> list:
@@ -252,6 +275,53 @@ def predict(name=None, store=None) -> dict:
     return out if name is None else out[name, store]
 
 
+def row_banks(name: str, store: str) -> list:
+    """Warp 0's first instruction: the first bank of each of the 8 rows its first phase writes (a
+    ``st.shared.b32`` writes 16 bytes of each of 8 rows, four lanes a row; a matrix of
+    ``stmatrix`` 16 bytes of each of its 8 rows). Eight different multiples of 4: no conflict.
+
+    >>> row_banks("rows 128 B", "st.shared.b32"), row_banks("rows 128 B + Sw<3,3,3>", "stmatrix.x4")
+    ([0, 0, 0, 0, 0, 0, 0, 0], [0, 4, 8, 12, 16, 20, 24, 28])
+    """
+    a, _ = _instructions(_layout_name(name), store)
+    first = a[0, 0, ::4] if store == "st.shared.b32" else a[0, 0, :8]
+    return [int(x) // 4 % 32 for x in first]
+
+
+def prediction_table() -> str:
+    """:func:`predict` for every variant, one line each.
+
+    >>> print(prediction_table().splitlines()[0])
+    layout                  store          instructions  wavefronts  conflict
+    """
+    lines = [f"{'layout':<24}{'store':<15}{'instructions':>12}{'wavefronts':>12}  conflict"]
+    for (lay, st), p in predict().items():
+        what = "none" if p["degree"] == 1 else f"{p['degree']}-way"
+        lines.append(f"{lay:<24}{st:<15}{p['instructions']:>12}{p['wavefronts']:>12}  {what}")
+    return "\n".join(lines)
+
+
+def ordering_summary(experiment) -> str:
+    """The measured cycles beside the predicted wavefronts, per store instruction, and how many
+    pairs of :func:`ordering` agree (a GPU run; else a sentence saying there are no cycles)."""
+    pairs = ordering(experiment)
+    if not pairs:
+        return "no cycles measured here (they need a GPU): nothing to order"
+    rows = experiment.rows if hasattr(experiment, "rows") else experiment["rows"]
+    lines = []
+    for st in STORES:
+        mine = sorted((r for r in rows if r["variant"].endswith(st) and "cycles/tile" in r),
+                      key=lambda r: (r["wavefronts"], r["variant"]))
+        lines.append(f"{st:<24}{'wavefronts':>11}{'cycles':>8}{'per wavefront':>15}")
+        lines += [f"  {r['variant'].split(', ')[0]:<22}{r['wavefronts']:>11}{r['cycles/tile']:>8.1f}"
+                  f"{r['cycles/wavefront']:>15.3f}" for r in mine]
+    agree = sum(ok for *_, ok in pairs)
+    bad = [f"  disagrees: {a} {p} {b} (ratio {r:.2f})" for a, b, p, r, ok in pairs if not ok]
+    lines += bad + [f"{agree} of {len(pairs)} pairs in the order the wavefronts predict (more wavefronts: "
+                    f"more cycles; equal: within {TOLERANCE:.0%})"]
+    return "\n".join(lines)
+
+
 def first_conflict(name: str, store: str):
     """The bank table of warp 0's first instruction (a :class:`labkit.banks.BankConflicts`)."""
     a, _ = _instructions(_layout_name(name), store)
@@ -306,14 +376,15 @@ def _backend(backend):
     return resolve(backend)
 
 
-def run_smem(backend=None, warps: int | None = None, reps: int | None = None, launches: int = 5):
+def run_smem(backend=None, warps: int | None = None, reps: int | None = None, launches: int = 5, layouts=None):
     """Every variant on the backend :func:`labkit.lab.backend` finds, with
     :func:`labkit.cuda.kernels.exp_epilogue.run_smem`: the image the stores leave must equal
     :func:`simulate`'s, and read through the CuTe layout it must be :func:`expected_tile`. On a GPU
     (16 warps, 256 rounds, median of ``launches``) ``cycles/tile`` is the clock64 count per warp tile
     and ``cycles/wavefront`` that over the predicted wavefronts. ``stmatrix`` needs sm_90: on an
     older GPU its rows say so; under the simulator it runs as a simulated sm_90 (4 warps, one round).
-    Returns a :class:`labkit.lab.experiments.Experiment`."""
+    ``layouts`` (a list of :data:`LAYOUTS` names) runs only those. Returns a
+    :class:`labkit.lab.experiments.Experiment`."""
     from labkit.cuda import SIMULATED, device_sm, simulate_sm
     from labkit.cuda.kernels import exp_epilogue as ke
     from labkit.lab.experiments import TWIN_NOTE, Experiment
@@ -324,8 +395,11 @@ def run_smem(backend=None, warps: int | None = None, reps: int | None = None, la
     reps = (256 if gpu else 0) if reps is None else reps
     launches = launches if gpu else 1
     pred = predict()
+    chosen = LAYOUTS if layouts is None else [_layout_name(x) for x in layouts]
     rows = []
     for lay, st in variants():
+        if lay not in chosen:
+            continue
         p = pred[lay, st]
         row = {"variant": f"{lay}, {st}", "instructions": p["instructions"], "wavefronts": p["wavefronts"],
                "degree": p["degree"]}
@@ -351,7 +425,8 @@ def run_smem(backend=None, warps: int | None = None, reps: int | None = None, la
         note = (f"one block of {warps} warps; each warp stores a 64x64 tile of f16 pairs (8 KB) {reps} times "
                 f"between two clock64 reads (median of {launches} launches); cycles per warp tile")
     else:
-        note = "4 warps, one round of stores. " + TWIN_NOTE.split(";")[0] + "; the cycles need a GPU"
+        note = ("4 warps, one round of stores (stmatrix as a simulated sm_90). " + TWIN_NOTE.split(";")[0]
+                + "; the cycles need a GPU")
     return Experiment("epilogue: accumulators to shared memory", name, device, rows,
                       ("instructions", "wavefronts", "degree"), measured, note,
                       {"warps": warps, "reps": reps, "launches": launches})
@@ -381,35 +456,68 @@ def ordering(experiment) -> list:
 # out to global memory
 
 
+def readout_conflicts():
+    """Bank conflicts of warp 0's 16 ``ld.shared.v4`` reading the ``Swizzle<3,3,4>`` tile back row
+    by row (thread ``t``: chunk ``t % 16`` of row ``8p + t // 16`` in pass ``p``).
+
+    >>> r = readout_conflicts()
+    >>> r.accesses, r.wavefronts, r.degree
+    (16, 64, 1)
+    """
+    lay = layouts()["rows 256 B + Sw<3,3,4>"]
+    t = np.arange(32)
+    req = [[2 * lay(int(8 * p + x // 16), int(8 * (x % 16))) for x in t] for p in range(16)]
+    return bank_conflicts_batch(np.asarray(req), 16)
+
+
+def kernel_registers(folder=None) -> dict:
+    """``{kernel: (registers, local bytes)}`` per thread of the recorded run's kernels ({} if none)."""
+    rec = recorded(folder)
+    if rec is None:
+        return {}
+    return {k["kernel"]: (k["registers"][0], k["local_bytes"][0]) for k in rec.get("kernels", []) if "registers" in k}
+
+
 def _global_addresses(kind, n_cols):
     """Byte addresses of warp 0's global store requests for block (0, 0) of a C with ``n_cols``."""
     t = np.arange(32)
-    if kind == "direct":
+    if kind in ("direct", "direct f32"):
+        eb = 2 if kind == "direct" else 4
         pairs = accumulator_pairs()
-        req = [2 * ((16 * mi + pairs[:, h, 0]) * n_cols + 8 * ni + pairs[:, h, 1])
+        req = [eb * ((16 * mi + pairs[:, h, 0]) * n_cols + 8 * ni + pairs[:, h, 1])
                for mi in range(4) for ni in range(8) for h in range(2)]
-        return np.asarray(req), 4
+        return np.asarray(req), 2 * eb
     req = [2 * ((8 * p + t // 16) * n_cols + 8 * (t % 16)) for p in range(16)]
     return np.asarray(req), 16               # warp 0: rows 8p and 8p + 1 of every pass p
 
 
 def predict_global(n_cols: int = 8192) -> dict:
-    """Global store requests of a warp and the 32-byte sectors they touch: ``"direct"`` (one
-    ``st.global.b32`` per accumulator pair: 8 rows x 16 bytes) and ``"staged"`` (``st.global.v4``,
-    16 lanes to a 256-byte row).
+    """Global store requests of a warp (one 64x64 warp tile) and the 32-byte sectors each touches:
+    ``"direct"`` (one ``st.global.b32`` per f16 pair: 8 rows x 16 bytes), ``"direct f32"`` (the
+    f32 pairs, ``st.global.v2.f32``: 8 rows x 32 bytes) and ``"staged"`` (``st.global.v4``, 16 lanes
+    to a 256-byte row of halves).
 
     >>> g = predict_global()
     >>> g["direct"]["sectors/request"], g["direct"]["efficiency"], g["staged"]["sectors/request"]
     (8.0, 0.5, 16.0)
     """
     out = {}
-    for kind in ("direct", "staged"):
+    for kind in ("direct", "direct f32", "staged"):
         req, width = _global_addresses(kind, n_cols)
         sc = sector_count(req, width)
         out[kind] = {"requests/warp": int(req.shape[0]),
                      "bytes/request": 32 * width, "sectors/request": sc.mean_per_request,
                      "efficiency": float(sc.requested_bytes.sum()) / (32 * sc.sectors)}
     return out
+
+
+def global_prediction_table(n_cols: int = 8192) -> str:
+    """:func:`predict_global` as text."""
+    lines = [f"{'store':<12}{'requests/warp':>14}{'bytes/request':>14}{'sectors/request':>16}{'bytes used':>11}"]
+    for kind, p in predict_global(n_cols).items():
+        lines.append(f"{kind:<12}{p['requests/warp']:>14}{p['bytes/request']:>14}{p['sectors/request']:>16g}"
+                     f"{p['efficiency']:>11.0%}")
+    return "\n".join(lines)
 
 
 def run_global(shape=None, backend=None, reps: int = 20):
@@ -475,6 +583,30 @@ def recorded(folder=None) -> dict | None:
         if key not in data:
             raise DeviceError(f"{files[-1].name} does not hold {key!r}")
     return data
+
+
+def recorded_header(folder=None) -> str:
+    """Where and when the committed run was measured: GPU, clocks, driver, versions."""
+    rec = recorded(folder)
+    if rec is None:
+        return "no GPU run of the epilogue is recorded in this installation"
+    env = rec["environment"]
+    smi = [x.strip() for x in env.get("nvidia-smi", "").split(",")]
+    clocks = f"SM clock {smi[2]} (max {smi[3]}), driver {smi[1]}" if len(smi) == 4 else "clocks not recorded"
+    versions = ", ".join(f"{k} {env[k]}" for k in ("python", "numba", "numba-cuda", "numpy") if k in env)
+    return f"{env.get('device', '?')}, {env.get('date', '?')}; {clocks}; {versions}"
+
+
+def recorded_table(folder=None) -> str:
+    """The committed run as text: where, then both experiments.
+
+    >>> import tempfile
+    >>> recorded_table(tempfile.mkdtemp())
+    'no GPU run of the epilogue is recorded in this installation'
+    """
+    if recorded(folder) is None:
+        return recorded_header(folder)
+    return "\n\n".join([recorded_header(folder)] + [str(recorded_experiment(w, folder)) for w in ("smem", "global")])
 
 
 def recorded_experiment(which: str = "smem", folder=None):

@@ -223,8 +223,9 @@ def smem_kernel_source(store: str, n: int) -> str:
     ``store`` (``"st.shared.b32"`` or ``"stmatrix.x4"``) per warp, stored once and then ``reps``
     times between two ``clock64`` reads.
 
-    >>> print(smem_kernel_source("stmatrix.x4", 2).splitlines()[-9])
-        ptx.stmatrix_x4(a1, r1_0, r1_1, r1_2, r1_3)
+    >>> src = smem_kernel_source("stmatrix.x4", 2)
+    >>> src.count("ptx.stmatrix_x4(a1, r1_0, r1_1, r1_2, r1_3)"), src.count("probe.clock64()")
+    (2, 2)
     """
     regs = _check_store(store)
     words = SMEM_BYTES // 4
