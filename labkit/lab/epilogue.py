@@ -44,6 +44,7 @@ from labkit.sectors import sector_count
 __all__ = ["ATOM", "STSM", "STORES", "LAYOUTS", "row_swizzle", "layouts", "variants", "accumulator_pairs",
            "owner_grid", "prediction_table", "ordering_summary", "recorded_header", "recorded_table",
            "layouts_text", "row_banks", "readout_conflicts", "global_prediction_table", "kernel_registers",
+           "kernel_registers_text",
            "stmatrix_blocks", "stmatrix_matches_accumulators", "instructions", "predict", "first_conflict",
            "expected_tile", "read_tile", "simulate", "run_smem", "ordering", "predict_global", "run_global",
            "recorded", "recorded_experiment", "RESULTS", "TOLERANCE"]
@@ -476,6 +477,14 @@ def kernel_registers(folder=None) -> dict:
     if rec is None:
         return {}
     return {k["kernel"]: (k["registers"][0], k["local_bytes"][0]) for k in rec.get("kernels", []) if "registers" in k}
+
+
+def kernel_registers_text(folder=None) -> str:
+    """:func:`kernel_registers` as one line per kernel."""
+    regs = kernel_registers(folder)
+    if not regs:
+        return "no compiled kernels are recorded in this installation"
+    return "\n".join(f"{name:<28}{r:>4} registers, {b} bytes of local memory per thread" for name, (r, b) in regs.items())
 
 
 def _global_addresses(kind, n_cols):
