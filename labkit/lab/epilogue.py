@@ -381,8 +381,9 @@ def run_smem(backend=None, warps: int | None = None, reps: int | None = None, la
     """Every variant on the backend :func:`labkit.lab.backend` finds, with
     :func:`labkit.cuda.kernels.exp_epilogue.run_smem`: the image the stores leave must equal
     :func:`simulate`'s, and read through the CuTe layout it must be :func:`expected_tile`. On a GPU
-    (16 warps, 256 rounds, median of ``launches``) ``cycles/tile`` is the clock64 count per warp tile
-    and ``cycles/wavefront`` that over the predicted wavefronts. ``stmatrix`` needs sm_90: on an
+    (8 warps, 256 rounds, median of ``launches``) ``cycles/tile`` is the clock64 count per warp
+    tile and ``cycles/wavefront`` that over the predicted wavefronts. The plain-store kernel keeps
+    an address and a register per store, about 160 registers a thread: 8 warps fit on any SM. ``stmatrix`` needs sm_90: on an
     older GPU its rows say so; under the simulator it runs as a simulated sm_90 (4 warps, one round).
     ``layouts`` (a list of :data:`LAYOUTS` names) runs only those. Returns a
     :class:`labkit.lab.experiments.Experiment`."""
@@ -392,7 +393,7 @@ def run_smem(backend=None, warps: int | None = None, reps: int | None = None, la
 
     name, device = _backend(backend)
     gpu = name == "gpu"
-    warps = (16 if gpu else 4) if warps is None else warps
+    warps = (8 if gpu else 4) if warps is None else warps
     reps = (256 if gpu else 0) if reps is None else reps
     launches = launches if gpu else 1
     pred = predict()
