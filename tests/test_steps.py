@@ -253,6 +253,18 @@ def test_a_thread_layout_that_is_not_one_to_one_shares_coordinates():
     assert tv_steps.local_partition_steps((S(8), S(8)), thr, 4).shared_with == (0,)
 
 
+def test_threads_sharing_are_the_warps_along_n():
+    mma = lk.make_tiled_mma("SM80_16x8x16_F16F16F16F16_TN", lk.make_layout((S(2), S(2))))
+    vmnk = mma.thr_layout_vmnk
+    for t in (0, 40, 72, 127):
+        v, m, n, k = lk.get_flat_coord(vmnk, t)
+        other = int(vmnk(v, m, 1 - n, k))                  # the same lane and warp m, other n
+        assert tv_steps.threads_sharing(mma.get_layoutA_TV(), t) == [other]
+        assert tv_steps.threads_sharing(mma.get_layoutC_TV(), t) == []
+    with pytest.raises(lk.LayoutError, match="thread"):
+        tv_steps.threads_sharing(mma.get_layoutA_TV(), 128)
+
+
 def test_accumulators_share_the_layout_and_differ_in_registers():
     f16 = tv_steps.accumulator_registers("SM80_16x8x16_F16F16F16F16_TN")
     f32 = tv_steps.accumulator_registers("SM80_16x8x16_F32F16F16F32_TN")

@@ -318,6 +318,28 @@ def partition_tv(tile_shape, thr_layout):
 __all__ += ["thread_map", "partition_tv"]
 
 
+def threads_sharing(layout_tv, thread):
+    """The other threads of a TV layout that hold exactly the elements of ``thread``, value
+    for value (in a TiledMMA's A layout: the warps along N).
+
+    >>> import labkit as lk
+    >>> mma = lk.make_tiled_mma("SM80_16x8x16_F16F16F16F16_TN", lk.make_layout((lk.S(2), lk.S(2))))
+    >>> threads_sharing(mma.get_layoutA_TV(), 40)
+    [104]
+    """
+    if not isinstance(layout_tv, Layout):
+        raise LayoutError(f"threads_sharing: layout_tv must be a Layout, got {layout_tv!r}")
+    n_t, n_v = int(size(layout_tv[0])), int(size(layout_tv[1]))
+    if not (isinstance(thread, int) and 0 <= thread < n_t):
+        raise LayoutError(f"threads_sharing: thread must be an int in [0, {n_t}), got {thread!r}")
+    mine = [int(layout_tv(thread, v)) for v in range(n_v)]
+    return [t for t in range(n_t) if t != thread
+            and [int(layout_tv(t, v)) for v in range(n_v)] == mine]
+
+
+__all__.append("threads_sharing")
+
+
 # --------------------------------------------------------------------------- accumulators
 
 def accumulator_registers(atom_name: str):
