@@ -244,7 +244,7 @@ out = {}
 e = ep.run_smem(layouts=["rows 128 B + Sw<3,3,3>", "rows 256 B + Sw<3,3,3>"])
 out["smem"] = [[r["variant"], r["== labkit.sim"], r["== CuTe layout"]] for r in e.rows]
 out["backend"] = e.backend
-g = ep.run_global((128, 256))
+g = ep.run_global((128, 128))
 out["global"] = [[r["variant"], r["correct"]] for r in g.rows]
 a, r = ep.instructions("rows 128 B", "stmatrix.x4")
 errors = []
