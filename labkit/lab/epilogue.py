@@ -485,7 +485,14 @@ def kernel_registers_text(folder=None) -> str:
     regs = kernel_registers(folder)
     if not regs:
         return "no compiled kernels are recorded in this installation"
-    return "\n".join(f"{name:<28}{r:>4} registers, {b} bytes of local memory per thread" for name, (r, b) in regs.items())
+    def label(name):
+        parts = name.split()
+        if parts[0] == "smem":
+            return f"{parts[-1]} x {' '.join(parts[1:-1])} to shared"
+        return f"C to global, {' '.join(parts[1:])}"
+
+    return "\n".join(f"{label(name):<30}{r:>4} registers, {b} bytes of local memory per thread"
+                     for name, (r, b) in regs.items())
 
 
 def _global_addresses(kind, n_cols):
