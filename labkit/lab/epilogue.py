@@ -383,8 +383,9 @@ def run_smem(backend=None, warps: int | None = None, reps: int | None = None, la
     :func:`simulate`'s, and read through the CuTe layout it must be :func:`expected_tile`. On a GPU
     (8 warps, 256 rounds, median of ``launches``) ``cycles/tile`` is the clock64 count per warp
     tile and ``cycles/wavefront`` that over the predicted wavefronts. The plain-store kernel keeps
-    an address and a register per store, about 160 registers a thread: 8 warps fit on any SM. ``stmatrix`` needs sm_90: on an
-    older GPU its rows say so; under the simulator it runs as a simulated sm_90 (4 warps, one round).
+    an address and a register per store, about 160 registers a thread: 8 warps fit on any SM.
+    ``stmatrix`` needs sm_90: on an older GPU its rows say so; under the simulator it runs as a
+    simulated sm_90 (4 warps, one round).
     ``layouts`` (a list of :data:`LAYOUTS` names) runs only those. Returns a
     :class:`labkit.lab.experiments.Experiment`."""
     from labkit.cuda import SIMULATED, device_sm, simulate_sm
