@@ -244,7 +244,7 @@ out = {}
 e = ep.run_smem(layouts=["rows 128 B + Sw<3,3,3>", "rows 256 B + Sw<3,3,3>"])
 out["smem"] = [[r["variant"], r["== labkit.sim"], r["== CuTe layout"]] for r in e.rows]
 out["backend"] = e.backend
-g = ep.run_global((128, 256))
+g = ep.run_global((128, 128))
 out["global"] = [[r["variant"], r["correct"]] for r in g.rows]
 a, r = ep.instructions("rows 128 B", "stmatrix.x4")
 errors = []
@@ -344,5 +344,6 @@ def test_page_runs_and_shows_labkits_figures():
     banks = out['for name in ("rows 256 B", "rows 256 B + Sw<3,3,3>", "rows 256 B + Sw<3,3,4>"):']
     assert "[0, 8, 16, 24, 0, 8, 16, 24]" in banks and "8 wavefronts where 4 would do (2-way)" in banks
     assert "are the accumulators of two atoms: True" in out['stsm = lk.copy_atom(epilogue.STSM, "f16")']
-    assert "20 of 20 pairs" in out["print(epilogue.ordering_summary(smem))"]
+    order = out["print(epilogue.ordering_summary(smem))"]
+    assert "20 of 20 pairs" in order and "64 x st.shared.b32 to shared" in order
     assert re.search(r"staged / direct: \d+\.\dx the bandwidth", out['out = epilogue.recorded_experiment("global")'])

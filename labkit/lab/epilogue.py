@@ -383,8 +383,9 @@ def run_smem(backend=None, warps: int | None = None, reps: int | None = None, la
     :func:`simulate`'s, and read through the CuTe layout it must be :func:`expected_tile`. On a GPU
     (8 warps, 256 rounds, median of ``launches``) ``cycles/tile`` is the clock64 count per warp
     tile and ``cycles/wavefront`` that over the predicted wavefronts. The plain-store kernel keeps
-    an address and a register per store, about 160 registers a thread: 8 warps fit on any SM. ``stmatrix`` needs sm_90: on an
-    older GPU its rows say so; under the simulator it runs as a simulated sm_90 (4 warps, one round).
+    an address and a register per store, about 160 registers a thread: 8 warps fit on any SM.
+    ``stmatrix`` needs sm_90: on an older GPU its rows say so; under the simulator it runs as a
+    simulated sm_90 (4 warps, one round).
     ``layouts`` (a list of :data:`LAYOUTS` names) runs only those. Returns a
     :class:`labkit.lab.experiments.Experiment`."""
     from labkit.cuda import SIMULATED, device_sm, simulate_sm
@@ -485,7 +486,14 @@ def kernel_registers_text(folder=None) -> str:
     regs = kernel_registers(folder)
     if not regs:
         return "no compiled kernels are recorded in this installation"
-    return "\n".join(f"{name:<28}{r:>4} registers, {b} bytes of local memory per thread" for name, (r, b) in regs.items())
+    def label(name):
+        parts = name.split()
+        if parts[0] == "smem":
+            return f"{parts[-1]} x {' '.join(parts[1:-1])} to shared"
+        return f"C to global, {' '.join(parts[1:])}"
+
+    return "\n".join(f"{label(name):<30}{r:>4} registers, {b} bytes of local memory per thread"
+                     for name, (r, b) in regs.items())
 
 
 def _global_addresses(kind, n_cols):
