@@ -88,30 +88,30 @@ if SIMULATED:
         a = int(addr)
         if a % 4:
             raise DeviceError(f"st.shared.b32: address {a:#x} is not 4-byte aligned")
-        root, off = _twins._resolve(a, 4, "st.shared.b32")
-        _twins._bytes_of(root)[off:off + 4] = np.array([int(val) & 0xFFFFFFFF], np.uint32).view(np.uint8)
+        root, off = _twins.resolve_shared(a, 4, "st.shared.b32")
+        _twins.bytes_of(root)[off:off + 4] = np.array([int(val) & 0xFFFFFFFF], np.uint32).view(np.uint8)
 
     def ld_shared_v4(addr):
         """Twin of ``ld.volatile.shared.v4.b32``."""
         a = int(addr)
         if a % 16:
             raise DeviceError(f"ld.shared.v4.b32: address {a:#x} is not 16-byte aligned")
-        root, off = _twins._resolve(a, 16, "ld.shared.v4.b32")
-        return tuple(np.uint32(v) for v in _twins._bytes_of(root)[off:off + 16].copy().view(np.uint32))
+        root, off = _twins.resolve_shared(a, 16, "ld.shared.v4.b32")
+        return tuple(np.uint32(v) for v in _twins.bytes_of(root)[off:off + 16].copy().view(np.uint32))
 
     def st_global_v4(dst, index, r0, r1, r2, r3):
         """Twin of ``st.global.v4.b32`` (``dst`` a 1-D array, ``index`` an element index)."""
-        arr = _twins._unwrap(dst)
-        off = _twins._flat_index(arr, index)
+        arr = _twins.array_of(dst)
+        off = _twins.element_offset(arr, index)
         ptr = arr.__array_interface__["data"][0] + off
         if ptr % 16:
             raise DeviceError(f"st.global.v4.b32: index {index!r} is not 16-byte aligned")
-        root = _twins._root_array(arr)
+        root = _twins.root_of(arr)
         start = ptr - root.__array_interface__["data"][0]
         if start + 16 > root.nbytes:
             raise DeviceError(f"st.global.v4.b32: 16 bytes at index {index!r} run past the end of the array")
         words = np.array([int(r) & 0xFFFFFFFF for r in (r0, r1, r2, r3)], np.uint32)
-        _twins._bytes_of(root)[start:start + 16] = words.view(np.uint8)
+        _twins.bytes_of(root)[start:start + 16] = words.view(np.uint8)
 
 else:
     from llvmlite import ir
