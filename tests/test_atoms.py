@@ -43,13 +43,42 @@ def ptx_b_1688(lane, i):    # b0..b1
     return g, t * 2 + (i & 1)
 
 
-PTX_FRAGMENTS = {16: (8, ptx_a_16816, 4, ptx_b_16816), 8: (4, ptx_a_1688, 2, ptx_b_1688)}
+# PTX ISA "Matrix Fragments for mma.m16n8k8" with .tf32 (one element per register):
+#   a0, a2 row groupID, a1, a3 row groupID + 8; a0, a1 col threadID_in_group, a2, a3 col + 4;
+#   b0 row (k) threadID_in_group, b1 row + 4, col (n) groupID
+def ptx_a_1688_tf32(lane, i):
+    g, t = lane >> 2, lane % 4
+    return (g if i in (0, 2) else g + 8), (t if i < 2 else t + 4)
 
 
-@pytest.mark.parametrize("name", F16_16816 + F16_1688)
+def ptx_b_1688_tf32(lane, i):
+    g, t = lane >> 2, lane % 4
+    return g, (t if i == 0 else t + 4)
+
+
+# PTX ISA "Matrix Fragments for mma.m16n8k32" with .s8 (four elements per register):
+#   ai row groupID for i < 4 and 8 <= i < 12, else groupID + 8; col threadID_in_group*4 + (i & 3),
+#   + 16 for i >= 8; bi row (k) threadID_in_group*4 + (i & 3), + 16 for i >= 4; col (n) groupID
+def ptx_a_16832_s8(lane, i):
+    g, t = lane >> 2, lane % 4
+    return (g if i < 4 or 8 <= i < 12 else g + 8), t * 4 + (i & 3) + (16 if i >= 8 else 0)
+
+
+def ptx_b_16832_s8(lane, i):
+    g, t = lane >> 2, lane % 4
+    return g, t * 4 + (i & 3) + (16 if i >= 4 else 0)
+
+
+PTX_FRAGMENTS = {16: (8, ptx_a_16816, 4, ptx_b_16816), 8: (4, ptx_a_1688, 2, ptx_b_1688),
+                 "tf32": (4, ptx_a_1688_tf32, 2, ptx_b_1688_tf32), "s8": (16, ptx_a_16832_s8, 8, ptx_b_16832_s8)}
+NEW_SM80 = ["SM80_16x8x8_F32TF32TF32F32_TN", "SM80_16x8x32_S32S8S8S32_TN"]
+
+
+@pytest.mark.parametrize("name", F16_16816 + F16_1688 + NEW_SM80)
 def test_layouts_match_ptx(name):
     atom = lk.mma_atom(name)
-    n_a, ptx_a, n_b, ptx_b = PTX_FRAGMENTS[int(atom.shape_mnk[2])]
+    key = atom.a_type if atom.a_type in ("tf32", "s8") else int(atom.shape_mnk[2])
+    n_a, ptx_a, n_b, ptx_b = PTX_FRAGMENTS[key]
     for lane in range(32):
         assert [atom.coord_A(lane, i) for i in range(n_a)] == [ptx_a(lane, i) for i in range(n_a)]
         assert [atom.coord_B(lane, i) for i in range(n_b)] == [ptx_b(lane, i) for i in range(n_b)]
@@ -211,6 +240,7 @@ ISA_MIN_SM = {
     "mma_m16n8k16_f16f16f16f16": 80, "mma_m16n8k16_f32f16f16f32": 80, "mma_m16n8k16_f32bf16bf16f32": 80,
     "cp_async_16": 80, "cp_async_cg_16": 80, "cp_async_commit_group": 80, "cp_async_wait_group": 80,
     "cp_async_wait_all": 80,
+    "mma_m16n8k8_f32tf32tf32f32": 80, "mma_m16n8k32_s32s8s8s32": 80,
 }
 
 
@@ -222,9 +252,12 @@ def test_registry_minimum_sm_is_the_ptx_isas(name):
 def test_registry_register_counts_follow_the_isa_operand_lists():
     # PTX ISA mma.m16n8k16 .f16: a = {4 x .f16x2}, b = {2 x .f16x2}, c/d = {2 x .f16x2};
     # .f32 accumulators {4 x .f32}; m16n8k8: a = {2 x .f16x2}, b = {1 x .f16x2}
-    want = {16: (4, 2), 8: (2, 1)}
+    # m16n8k8 .tf32: a = {4 x .b32}, b = {2 x .b32}; m16n8k32 .s8: a = {4 x .b32}, b = {2 x .b32},
+    # c/d = {4 x .s32}
+    want = {(16, "f16"): (4, 2), (16, "bf16"): (4, 2), (8, "f16"): (2, 1), (8, "bf16"): (2, 1),
+            (8, "tf32"): (4, 2), (32, "s8"): (4, 2)}
     for ins in isa.MMA.values():
-        assert (ins.a_regs, ins.b_regs) == want[ins.k]
+        assert (ins.a_regs, ins.b_regs) == want[(ins.k, ins.ab_type)]
         assert ins.c_regs == (2 if ins.acc_type == "f16" else 4)
         assert ins.ptx == (f"mma.sync.aligned.m16n8k{ins.k}.row.col.{ins.acc_type}.{ins.ab_type}."
                            f"{ins.ab_type}.{ins.acc_type}")
@@ -246,10 +279,10 @@ def test_one_error_for_unknown_or_unavailable_instructions():
     from labkit.cuda import ptx
     from labkit import sim
 
-    calls = [lambda: lk.mma_atom("SM80_16x8x32_S32S8S8S32_TN"),
+    calls = [lambda: lk.mma_atom("SM80_16x8x32_S32U8U8S32_TN"),
              lambda: lk.copy_atom("SM90_U32x8_STSM_N"),          # stmatrix has no .x8
-             lambda: sim.mma_spec("SM80_16x8x32_S32S8S8S32_TN"),
-             lambda: ptx.min_sm("mma_m16n8k32_s32s8s8s32"),
+             lambda: sim.mma_spec("SM80_16x8x32_S32U8U8S32_TN"),
+             lambda: ptx.min_sm("mma_m16n8k32_s32u8u8s32"),
              lambda: isa.instruction("ldmatrix_x4", kind="mma"),
              lambda: isa.require_sm("mma_m16n8k16_f16f16f16f16", 75)]
     for call in calls:

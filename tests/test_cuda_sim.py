@@ -258,7 +258,7 @@ def test_mma_plan_looks_up_the_instruction_registry():
 
     plan = trace_kernels.mma_plan("SM80_16x8x16_F16F16F16F16_TN")
     assert (plan.instruction, plan.m, plan.n, plan.k) == ("mma_m16n8k16_f16f16f16f16", 16, 8, 16)
-    for bad in ("mma_m16n8k32_s32s8s8s32", "ldmatrix_x4"):
+    for bad in ("mma_m16n8k32_s32u8u8s32", "ldmatrix_x4"):
         with pytest.raises(InstructionError, match="no mma instruction named"):
             trace_kernels.mma_plan(bad)
 

@@ -281,7 +281,7 @@ import nbformat
 out = {}
 for name in ("01_shape_stride", "02_tiling", "03_named_axes", "04_replication_offset", "05_banks_swizzle"):
     nb = nbformat.read(f"notebooks/{name}.ipynb", as_version=4)
-    cells = [c.source for c in nb.cells if c.cell_type == "code" and "labkit import experiments" in c.source]
+    cells = [c.source for c in nb.cells if c.cell_type == "code" and "labkit.lab import experiments" in c.source]
     buf = io.StringIO()
     scope = {}
     with contextlib.redirect_stdout(buf):

@@ -18,6 +18,7 @@ LANES = np.arange(32)
 MMA_ATOMS = [
     "SM80_16x8x16_F16F16F16F16_TN", "SM80_16x8x16_F32F16F16F32_TN", "SM80_16x8x16_F32BF16BF16F32_TN",
     "SM80_16x8x8_F16F16F16F16_TN", "SM80_16x8x8_F32F16F16F32_TN", "SM75_16x8x8_F32F16F16F32_TN",
+    "SM80_16x8x8_F32TF32TF32F32_TN", "SM80_16x8x32_S32S8S8S32_TN",
 ]
 
 
@@ -190,6 +191,31 @@ def test_mma_f16_accumulator_rounds_to_nearest_even_once():
         assert sim.unpack_fragment(spec, "D", d)[0, 0] == want
 
 
+def test_s8_mma_is_exact_over_the_whole_range_and_wraps_in_s32():
+    # PTX ISA, mma .s32.s8.s8.s32: products and sums in integers; without .satfinite the s32 sum wraps
+    spec = sim.mma_spec("SM80_16x8x32_S32S8S8S32_TN")
+    rng = np.random.default_rng(8)
+    A, B = rng.integers(-128, 128, (16, 32)), rng.integers(-128, 128, (8, 32))
+    C = rng.integers(-2**31, 2**31, (16, 8))
+    d = sim.mma_sync(spec, sim.pack_fragment(spec, "A", A), sim.pack_fragment(spec, "B", B),
+                     sim.pack_fragment(spec, "C", C))
+    want = (A @ B.T + C + 2**31) % 2**32 - 2**31
+    assert np.array_equal(sim.unpack_fragment(spec, "D", d), want)
+    assert sim.pack_fragment(spec, "A", A).dtype == np.uint32                  # four s8 to a register
+    with pytest.raises(DeviceError, match="s8 must be integers"):
+        sim.pack_fragment(spec, "A", A + 0.5)
+
+
+def test_tf32_operands_round_like_cvt_rna():
+    # tf32 keeps 10 mantissa bits; 1 + 2**-11 is a tie and rounds away from zero to 1 + 2**-10
+    spec = sim.mma_spec("SM80_16x8x8_F32TF32TF32F32_TN")
+    A = np.zeros((16, 8)); A[0, 0] = 1 + 2**-11
+    B = np.zeros((8, 8)); B[0, 0] = 1
+    d = sim.mma_sync(spec, sim.pack_fragment(spec, "A", A), sim.pack_fragment(spec, "B", B),
+                     sim.pack_fragment(spec, "C", np.zeros((16, 8))))
+    assert sim.unpack_fragment(spec, "D", d)[0, 0] == 1 + 2**-10
+
+
 def test_bf16_rounding_follows_ieee_round_to_nearest_even():
     # bf16 keeps 8 significant bits: 257 is halfway between 256 and 258 -> 256; 259 -> 260
     assert sim.from_bits(sim.to_bits([257.0, 259.0, 1.0], "bf16"), "bf16").tolist() == [256.0, 260.0, 1.0]
@@ -218,7 +244,7 @@ def test_pack_then_unpack_fragment_is_the_identity(seed):
 
 def test_mma_rejects_unknown_names_and_bad_shapes():
     with pytest.raises(DeviceError, match="no mma instruction named"):
-        sim.mma_spec("SM80_16x8x32_S32S8S8S32_TN")
+        sim.mma_spec("SM80_16x8x32_S32U8U8S32_TN")
     spec = sim.mma_spec("SM80_16x8x16_F16F16F16F16_TN")
     with pytest.raises(DeviceError, match="shape"):
         sim.pack_fragment(spec, "A", np.zeros((16, 8)))
@@ -268,6 +294,22 @@ def test_trace_mma_default_reads_as_coordinates():
     assert t.coords("A")[0, 5].tolist() == [0, 9]
     assert np.array_equal(t.matrix("A"), t.a) and np.array_equal(t.matrix("B"), t.b)
     assert np.allclose(t.matrix("D"), t.a @ t.b.T, rtol=1e-3)
+
+
+def test_trace_mma_of_the_tf32_and_int8_atoms():
+    # tf32: the default inputs 16 m + k are exact; PTX ISA m16n8k8 .tf32: lane 1 holds
+    # A(0, 1), A(8, 1), A(0, 5), A(8, 5)
+    t = lab.trace_mma("SM80_16x8x8_F32TF32TF32F32_TN", backend="sim")
+    assert t.coords("A")[1].tolist() == [[0, 1], [8, 1], [0, 5], [8, 5]]
+    assert np.array_equal(t.matrix("D"), t.a @ t.b.T)
+    # int8: 16 m + k wrapped into -128..127; the s32 product is exact
+    t = lab.trace_mma("SM80_16x8x32_S32S8S8S32_TN", backend="sim")
+    assert t.a.min() >= -128 and t.a.max() <= 127 and t.values("A").shape == (32, 16)
+    assert np.array_equal(t.matrix("D"), t.a @ t.b.T)
+    with pytest.raises(DeviceError, match="cannot hold every coordinate"):
+        t.coords("A")
+    with pytest.raises(DeviceError, match="16-bit elements only|without .trans"):
+        lab.trace_mma("SM80_16x8x32_S32S8S8S32_TN", "x4.trans", backend="sim")
 
 
 @pytest.mark.parametrize("variant", ["x1", "x2", "x4", "x1.trans", "x2.trans", "x4.trans"])

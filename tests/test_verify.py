@@ -43,7 +43,8 @@ def test_verify_passes_on_the_cuda_simulator(cpu_run):
     for variant, atom in verify.STMATRIX_ATOMS.items():
         assert f"stmatrix {variant} {atom}" in out
     assert "CUDA simulator (sm_90)" in out and "skipped" not in out
-    assert out.count("| PASS ") == 20 and "FAIL" not in out
+    checks = len(verify.LDMATRIX_ATOMS) + len(verify.STMATRIX_ATOMS) + len(verify.MMA_ATOMS) + 1
+    assert checks == 22 and out.count("| PASS ") == checks and "FAIL" not in out
 
 
 def test_verify_only_selects_checks():
@@ -134,6 +135,27 @@ def test_a_wrong_accumulator_fails_the_mma_check():
     r = verify.check_mma(atom, 4, np.random.default_rng(0), broken)
     assert not r.ok
     assert any(name.startswith("D exact inputs") and not ok for name, ok, _ in r.items)
+
+
+@pytest.mark.parametrize("atom,check", [("SM80_16x8x32_S32S8S8S32_TN", "D (integers: every input)"),
+                                        ("SM80_16x8x8_F32TF32TF32F32_TN", "D exact inputs")])
+def test_a_wrong_accumulator_fails_the_new_atoms_checks(atom, check):
+    def honest(fn, plan, a, b, c):
+        return sim_trace.run_mma(plan, a, b, c)
+
+    def broken(fn, plan, a, b, c):
+        return _flip_one_bit(sim_trace.run_mma(plan, a, b, c), "D")
+
+    assert verify.check_mma(atom, 4, np.random.default_rng(1), honest).ok
+    r = verify.check_mma(atom, 4, np.random.default_rng(1), broken)
+    assert any(name.startswith(check) and not ok for name, ok, _ in r.items)
+
+
+def test_mma_prediction_packs_four_s8_to_a_register():
+    # PTX ISA m16n8k32 .s8: lane 0's a0..a3 are A(0, 0..3), low byte first
+    a = (np.arange(16 * 32).reshape(16, 32) % 256).astype(np.uint8)[None]
+    regs = verify.mma_prediction("SM80_16x8x32_S32S8S8S32_TN", "A", a)
+    assert hex(int(regs[0, 0, 0])) == "0x3020100" and hex(int(regs[0, 1, 0])) == "0x7060504"
 
 
 def test_ldmatrix_prediction_follows_seed_000():

@@ -2,7 +2,7 @@
 
 One table per instruction family, each entry a frozen record:
 
-- :data:`MMA`: ``mma.sync.aligned.m16n8k{8,16}.row.col`` (shape, element types, minimum SM,
+- :data:`MMA`: ``mma.sync.aligned.m16n8k{8,16,32}.row.col`` (shape, element types, minimum SM,
   the CuTe ``MMA_Traits`` TV layouts and the CuTe atom names that issue it),
 - :data:`LDMATRIX`: ``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16`` (matrix count,
   transpose, minimum SM, the CuTe ``Copy_Traits`` bit layouts and atom name),
@@ -20,7 +20,7 @@ rules, written from the PTX ISA, as the independent model), ``labkit.cuda.ptx`` 
 intrinsics and their simulator twins) and ``python -m labkit verify``.
 
 Minimum SMs are the PTX ISA's "Target ISA notes": ldmatrix sm_75; mma m16n8k8 with f16 inputs
-sm_75, m16n8k16 and every bf16 form sm_80; cp.async sm_80; stmatrix sm_90. TV layouts are CuTe's
+sm_75, m16n8k16, every bf16 form, m16n8k8 .tf32 and m16n8k32 .s8 sm_80; cp.async sm_80; stmatrix sm_90. TV layouts are CuTe's
 (``include/cute/atom/mma_traits_sm80.hpp``, ``copy_traits_sm75.hpp``, ``copy_traits_sm80.hpp``,
 ``copy_traits_sm90.hpp``).
 
@@ -43,16 +43,16 @@ labkit.errors.InstructionError: cp_async_16 (cp.async.ca.shared.global [dst], [s
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from ..errors import InstructionError
+from .elements import ELEMENT_BITS, ELEMENTS
 
-__all__ = ["ELEMENT_BITS", "Instruction", "MmaInstruction", "LdmatrixInstruction",
+__all__ = ["ELEMENT_BITS", "ELEMENTS", "Instruction", "MmaInstruction", "LdmatrixInstruction",
            "StmatrixInstruction", "CpAsyncInstruction", "operand", "MMA", "LDMATRIX", "STMATRIX",
-           "CP_ASYNC", "ADDRESS", "INSTRUCTIONS", "instruction", "require_sm", "InstructionError"]
-
-ELEMENT_BITS = {"f16": 16, "bf16": 16, "f32": 32, "u32": 32, "u16": 16, "u8": 8, "tf32": 32}
-"""Bits of each element type an instruction names."""
+           "CP_ASYNC", "ADDRESS", "INSTRUCTIONS", "InlineInstruction", "PROBE", "GEMM_PTX", "INLINE", "instruction", "require_sm", "InstructionError",
+           "matrix_row_lane", "lane_row", "matrix_element", "tv_coords"]
 
 WARP = 32
 
@@ -111,11 +111,51 @@ class MmaInstruction(Instruction):
         m, n, k = self.shape_mnk
         return {"A": m * k, "B": n * k, "C": m * n}[operand(op)] // WARP
 
+    def element_type(self, op: str) -> str:
+        """The element type of operand ``op``: ``ab_type`` for A and B, ``acc_type`` for C/D."""
+        return self.acc_type if operand(op) == "C" else self.ab_type
+
     def registers(self, op: str) -> int:
         """32-bit registers per lane: narrower elements pack two (or more) to a register."""
+        return self.elements(op) * ELEMENT_BITS[self.element_type(op)] // 32
+
+    def matrix_shape(self, op: str) -> tuple:
+        """``(rows, cols)`` of operand ``op`` in CuTe's order: A ``(M, K)``, B ``(N, K)``, C ``(M, N)``."""
+        m, n, k = self.shape_mnk
+        return {"A": (m, k), "B": (n, k), "C": (m, n)}[operand(op)]
+
+    def layout(self, op: str) -> str:
+        """CuTe's TV layout of operand ``op`` as text."""
+        return {"A": self.layout_A, "B": self.layout_B, "C": self.layout_C}[operand(op)]
+
+    def coords(self, op: str):
+        """``(32, elements, 2)`` int array: the ``(row, col)`` (CuTe's order, see
+        :meth:`matrix_shape`) of value ``v`` of lane ``t``, from CuTe's TV layout. Value ``v``
+        sits in register ``v // (32 // bits)``, the lower-indexed values in the low bits.
+
+        >>> instruction("SM80_16x8x8_F32F16F16F32_TN").coords("A")[1].tolist()   # lane 1
+        [[0, 2], [0, 3], [8, 2], [8, 3]]
+        """
+        return tv_coords(self.layout(op), self.matrix_shape(op)[0], WARP, self.elements(op))
+
+    def ldmatrix_blocks(self, op: str) -> tuple:
+        """Per register of ``op`` (A or B), the ``(row, col16)`` corner of the 8x8 block of
+        16-bit units it holds, ``col16`` counting 16-bit units of a K-major row; that block is
+        what one matrix of ``ldmatrix`` (without ``.trans``) loads into the register. Derived
+        from CuTe's TV layout; an operand whose registers are not such blocks raises.
+
+        >>> instruction("mma_m16n8k16_f16f16f16f16").ldmatrix_blocks("A")
+        ((0, 0), (8, 0), (0, 8), (8, 8))
+        """
         op = operand(op)
-        ty = self.acc_type if op == "C" else self.ab_type
-        return self.elements(op) * ELEMENT_BITS[ty] // 32
+        if op == "C":
+            raise InstructionError("ldmatrix_blocks: only the A and B operands are loaded by ldmatrix")
+        return _ldmatrix_blocks(self, op)
+
+    @property
+    def ab_bits(self) -> int:
+        """Bits of an A/B element."""
+        return ELEMENT_BITS[self.ab_type]
 
     @property
     def a_regs(self) -> int:
@@ -183,31 +223,135 @@ def operand(name) -> str:
 
 
 # --- mma.sync --------------------------------------------------------------------------------
-# CuTe TV layouts (mma_traits_sm80.hpp: SM80_16x8x16_*, SM80_16x8x8_*; SM75_16x8x8 is the same).
-_L16816 = ("((_4,_8),(_2,_2,_2)):((_32,_1),(_16,_8,_128))", "((_4,_8),(_2,_2)):((_16,_1),(_8,_64))",
-           "((_4,_8),(_2,_2)):((_32,_1),(_16,_8))")
-_L1688 = ("((_4,_8),(_2,_2)):((_32,_1),(_16,_8))", "((_4,_8),_2):((_16,_1),_8)",
-          "((_4,_8),(_2,_2)):((_32,_1),(_16,_8))")
+# CuTe's TV layouts, by the MMA_Traits that declare them (include/cute/atom/mma_traits_sm80.hpp;
+# SM75_16x8x8_F32F16F16F32_TN in mma_traits_sm75.hpp has the m16n8k8 16-bit ones). Each entry
+# names its set: nothing is inferred from the shape. tests/test_mma_traits_cpp.py prints every
+# entry's MMA_Traits with g++ and compares.
+_SM80_16x8_Row = "((_4,_8),(_2,_2)):((_32,_1),(_16,_8))"
+TV_16x8x16_16BIT = ("((_4,_8),(_2,_2,_2)):((_32,_1),(_16,_8,_128))",
+                    "((_4,_8),(_2,_2)):((_16,_1),(_8,_64))", _SM80_16x8_Row)
+TV_16x8x8_16BIT = (_SM80_16x8_Row, "((_4,_8),_2):((_16,_1),_8)", _SM80_16x8_Row)
+TV_16x8x8_TF32 = ("((_4,_8),(_2,_2)):((_16,_1),(_8,_64))", "((_4,_8),_2):((_8,_1),_32)", _SM80_16x8_Row)
+TV_16x8x32_8BIT = ("((_4,_8),(_4,_2,_2)):((_64,_1),(_16,_8,_256))",
+                   "((_4,_8),(_4,_2)):((_32,_1),(_8,_128))", _SM80_16x8_Row)
 
 
-def _mma(k, acc, ab, min_sm, atoms):
-    la, lb, lc = _L16816 if k == 16 else _L1688
+def _mma(shape, acc, ab, min_sm, atoms, tv):
+    m, n, k = shape
+    la, lb, lc = tv
     return MmaInstruction(
-        name=f"mma_m16n8k{k}_{acc}{ab}{ab}{acc}",
-        ptx=f"mma.sync.aligned.m16n8k{k}.row.col.{acc}.{ab}.{ab}.{acc}",
-        min_sm=min_sm, kind="mma", shape_mnk=(16, 8, k), ab_type=ab, acc_type=acc,
+        name=f"mma_m{m}n{n}k{k}_{acc}{ab}{ab}{acc}",
+        ptx=f"mma.sync.aligned.m{m}n{n}k{k}.row.col.{acc}.{ab}.{ab}.{acc}",
+        min_sm=min_sm, kind="mma", shape_mnk=(m, n, k), ab_type=ab, acc_type=acc,
         layout_A=la, layout_B=lb, layout_C=lc, atoms=tuple(atoms))
 
 
 MMA = {i.name: i for i in (
-    _mma(8, "f16", "f16", 75, ["SM80_16x8x8_F16F16F16F16_TN"]),
-    _mma(8, "f32", "f16", 75, ["SM80_16x8x8_F32F16F16F32_TN", "SM75_16x8x8_F32F16F16F32_TN"]),
-    _mma(8, "f32", "bf16", 80, ["SM80_16x8x8_F32BF16BF16F32_TN"]),
-    _mma(16, "f16", "f16", 80, ["SM80_16x8x16_F16F16F16F16_TN"]),
-    _mma(16, "f32", "f16", 80, ["SM80_16x8x16_F32F16F16F32_TN"]),
-    _mma(16, "f32", "bf16", 80, ["SM80_16x8x16_F32BF16BF16F32_TN"]),
+    _mma((16, 8, 8), "f16", "f16", 75, ["SM80_16x8x8_F16F16F16F16_TN"], TV_16x8x8_16BIT),
+    _mma((16, 8, 8), "f32", "f16", 75, ["SM80_16x8x8_F32F16F16F32_TN", "SM75_16x8x8_F32F16F16F32_TN"],
+         TV_16x8x8_16BIT),
+    _mma((16, 8, 8), "f32", "bf16", 80, ["SM80_16x8x8_F32BF16BF16F32_TN"], TV_16x8x8_16BIT),
+    _mma((16, 8, 16), "f16", "f16", 80, ["SM80_16x8x16_F16F16F16F16_TN"], TV_16x8x16_16BIT),
+    _mma((16, 8, 16), "f32", "f16", 80, ["SM80_16x8x16_F32F16F16F32_TN"], TV_16x8x16_16BIT),
+    _mma((16, 8, 16), "f32", "bf16", 80, ["SM80_16x8x16_F32BF16BF16F32_TN"], TV_16x8x16_16BIT),
+    _mma((16, 8, 8), "f32", "tf32", 80, ["SM80_16x8x8_F32TF32TF32F32_TN"], TV_16x8x8_TF32),
+    _mma((16, 8, 32), "s32", "s8", 80, ["SM80_16x8x32_S32S8S8S32_TN"], TV_16x8x32_8BIT),
 )}
 """The mma.sync forms by ``labkit.cuda.ptx`` name."""
+
+
+@functools.lru_cache(maxsize=None)
+def _tv_table(text, rows, threads, values):
+    import numpy as np
+
+    from ..layout import parse_layout
+
+    lay = parse_layout(text)
+    idx = np.array([[int(lay(t, v)) for v in range(values)] for t in range(threads)], np.int64)
+    out = np.stack([idx % rows, idx // rows], axis=-1)
+    out.setflags(write=False)
+    return out
+
+
+def tv_coords(layout_text: str, rows: int, threads: int = WARP, values: int | None = None):
+    """``(threads, values, 2)``: ``(index % rows, index // rows)`` of CuTe TV layout
+    ``layout_text`` at every ``(thread, value)`` (a read-only numpy array).
+
+    >>> tv_coords("((_4,_8),_2):((_16,_1),_8)", 8, values=2)[5].tolist()    # m16n8k8 B, lane 5
+    [[1, 2], [1, 3]]
+    """
+    if values is None:
+        from ..layout import parse_layout, product
+
+        values = int(product(parse_layout(layout_text)[1].shape))
+    return _tv_table(layout_text, int(rows), int(threads), int(values))
+
+
+@functools.lru_cache(maxsize=None)
+def _ldmatrix_blocks(ins, op):
+    xy = ins.coords(op)
+    per = 32 // ins.ab_bits
+    blocks = []
+    for r in range(ins.registers(op)):
+        vals = xy[:, r * per:(r + 1) * per]                           # (32 lanes, values)
+        row = vals[..., 0]
+        col16 = vals[..., 1] * ins.ab_bits // 16                      # the 16-bit unit of each value
+        r0, c0 = int(row.min()), int(col16.min()) // 8 * 8
+        lane = _np_arange(WARP)
+        want_row = r0 + lane // 4
+        want_col = c0 + 2 * (lane % 4)
+        ok = (row == want_row[:, None]).all() and (col16.min(axis=1) == want_col).all()
+        if not ok:
+            raise InstructionError(f"{ins.ptx}: register {r} of {op} is not one 8x8 block of 16-bit units "
+                                   "in ldmatrix's fragment layout")
+        blocks.append((r0, c0))
+    return tuple(blocks)
+
+
+def _np_arange(n):
+    import numpy as np
+
+    return np.arange(n)
+
+
+# --- the ldmatrix / stmatrix lane rules ------------------------------------------------------
+# PTX ISA, "Warp-level matrix load instruction: ldmatrix" (stmatrix: the same fragments, stored).
+# Row addresses: lane 8*i + r gives the address of row r of matrix i (.x1: lanes 0-7 count, .x2:
+# lanes 0-15, .x4: all 32). Registers: register i of every lane holds its piece of matrix i; lane
+# t holds row t // 4, 16-bit elements 2*(t % 4) (low half) and 2*(t % 4) + 1 (high half); with
+# .trans the matrix is read column-major: column t // 4 of rows 2*(t % 4) (low) and +1 (high).
+
+
+def matrix_row_lane(matrix, row):
+    """The lane whose address names ``row`` (0-7) of ``matrix`` (0-3) in an ldmatrix or stmatrix.
+
+    >>> matrix_row_lane(2, 5)
+    21
+    """
+    return 8 * matrix + row
+
+
+def lane_row(lane, num: int = 4):
+    """``(matrix, row)`` that ``lane`` addresses in an ``.x{num}`` ldmatrix/stmatrix. Lanes past
+    ``8 * num`` give no address; for them this is the row of lane ``lane % (8 * num)``, the
+    convention labkit's kernels use (they fill every lane's address). Works on numpy arrays.
+
+    >>> lane_row(21), lane_row(21, 2)
+    ((2, 5), (0, 5))
+    """
+    lane = lane % (8 * num)
+    return lane // 8, lane % 8
+
+
+def matrix_element(lane, half, trans: bool = False):
+    """``(row, col)`` in its 8x8 matrix of 16-bit half ``half`` (0 low, 1 high) of a register of
+    ``lane`` after ldmatrix (or stored by stmatrix); ``trans`` for ``.trans``. Works on arrays.
+
+    >>> matrix_element(5, 1), matrix_element(5, 1, trans=True)
+    ((1, 3), (3, 1))
+    """
+    row, col = lane // 4, 2 * (lane % 4) + half
+    return (col, row) if trans else (row, col)
 
 
 # --- ldmatrix --------------------------------------------------------------------------------
@@ -276,6 +420,62 @@ ADDRESS = {"smem_addr": Instruction("smem_addr", "cvta.to.shared.u64", 0, "addre
 INSTRUCTIONS = {**ADDRESS, **LDMATRIX, **STMATRIX, **MMA, **CP_ASYNC}
 """Every instruction by ``labkit.cuda.ptx`` name."""
 
+
+# --- inline PTX outside labkit.cuda.ptx ------------------------------------------------------
+@dataclass(frozen=True)
+class InlineInstruction(Instruction):
+    """PTX that a module other than ``labkit.cuda.ptx`` emits: ``asm`` is the inline-assembly
+    text (``$n`` the operands), ``module`` the ``labkit.cuda`` module that binds it."""
+
+    asm: str = ""
+    module: str = ""
+
+
+def _inline(module, kind, name, ptx, min_sm, asm):
+    return InlineInstruction(name=name, ptx=ptx, min_sm=min_sm, kind=kind, asm=asm, module=module)
+
+
+PROBE = {i.name: i for i in (
+    _inline("labkit.cuda.probe", "probe", "clock64", "mov.u64 %clock64", 0, "mov.u64 $0, %clock64;"),
+    _inline("labkit.cuda.probe", "probe", "ld_volatile_shared_u32", "ld.volatile.shared.u32", 0,
+            "{ .reg .u64 t; cvta.to.shared.u64 t, $1; ld.volatile.shared.u32 $0, [t]; }"),
+)}
+"""The timing probes of :mod:`labkit.cuda.probe` (any SM)."""
+
+_G = "labkit.cuda.kernels.gemm_ptx"
+GEMM_PTX = {i.name: i for i in (
+    _inline(_G, "ld", "ld_global_v4", "ld.global.v4.u32", 0,
+            "{ .reg .pred p; .reg .u64 g; setp.ne.u32 p, $5, 0; cvta.to.global.u64 g, $4; "
+            "mov.b32 $0, 0; mov.b32 $1, 0; mov.b32 $2, 0; mov.b32 $3, 0; "
+            "@p ld.global.v4.u32 {$0, $1, $2, $3}, [g]; }"),
+    _inline(_G, "st", "st_shared_v4", "st.shared.v4.b32", 0, "st.shared.v4.b32 [$0], {$1, $2, $3, $4};"),
+    _inline(_G, "cp.async", "cp_async_cg_16_zfill", "cp.async.cg.shared.global [dst], [src], 16, src_bytes", 80,
+            "{ .reg .u64 g; cvta.to.global.u64 g, $1; cp.async.cg.shared.global [$0], [g], 16, $2; }"),
+    _inline(_G, "st", "st_global_u32", "st.global.b32", 0,
+            "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.b32 [g], $1; }"),
+    _inline(_G, "st", "st_global_v2_f32", "st.global.v2.f32", 0,
+            "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.v2.f32 [g], {$1, $2}; }"),
+    _inline(_G, "mbarrier", "mbarrier_init", "mbarrier.init.shared::cta.b64", 80,
+            "mbarrier.init.shared::cta.b64 [$0], $1;"),
+    _inline(_G, "mbarrier", "fence_mbarrier_init",
+            "fence.mbarrier_init.release.cluster; fence.proxy.async.shared::cta", 90,
+            "fence.mbarrier_init.release.cluster; fence.proxy.async.shared::cta;"),
+    _inline(_G, "mbarrier", "mbarrier_arrive_expect_tx", "mbarrier.arrive.expect_tx.shared::cta.b64", 90,
+            "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;"),
+    _inline(_G, "mbarrier", "mbarrier_try_wait", "mbarrier.try_wait.parity.shared::cta.b64", 90,
+            "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; selp.u32 $0, 1, 0, p; }"),
+    _inline(_G, "tma", "tma_load_2d",
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", 90,
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
+            "[$0], [$1, {$2, $3}], [$4];"),
+)}
+"""The GEMM ladder's own PTX (:mod:`labkit.cuda.kernels.gemm_ptx`): minimum SMs from the PTX
+ISA's Target ISA notes (cp.async and mbarrier sm_80; expect_tx, try_wait, TMA and the
+fences sm_90)."""
+
+INLINE = {**PROBE, **GEMM_PTX}
+"""Inline PTX bound outside ``labkit.cuda.ptx``, by name."""
+
 _BY_ATOM = {**{a: i for i in MMA.values() for a in i.atoms},
             **{i.atom: i for i in (*LDMATRIX.values(), *STMATRIX.values(), *CP_ASYNC.values()) if i.atom}}
 
@@ -287,13 +487,13 @@ def instruction(name, kind: str | None = None) -> Instruction:
 
     >>> instruction("SM75_16x8x8_F32F16F16F32_TN").name
     'mma_m16n8k8_f32f16f16f32'
-    >>> instruction("SM80_16x8x32_S32S8S8S32_TN")
+    >>> instruction("SM80_16x8x32_S32U8U8S32_TN")
     Traceback (most recent call last):
       ...
-    labkit.errors.InstructionError: no instruction named 'SM80_16x8x32_S32S8S8S32_TN'; known: smem_addr, ...
+    labkit.errors.InstructionError: no instruction named 'SM80_16x8x32_S32U8U8S32_TN'; known: smem_addr, ...
     """
     ins = name if isinstance(name, Instruction) else (
-        INSTRUCTIONS.get(name) or _BY_ATOM.get(name) if isinstance(name, str) else None)
+        INSTRUCTIONS.get(name) or _BY_ATOM.get(name) or INLINE.get(name) if isinstance(name, str) else None)
     if ins is not None and (kind is None or ins.kind == kind):
         return ins
     pool = [n for n, i in INSTRUCTIONS.items() if kind is None or i.kind == kind]

@@ -1,10 +1,13 @@
 """What one streaming multiprocessor holds, per SM version: the one table of per-SM limits.
 
 The figures are the CUDA C++ Programming Guide's "Technical Specifications per Compute
-Capability" and the allocation granularities of CUDA's occupancy calculator
-(``cuda_occupancy.h``): registers are handed out per warp in units of 256, shared memory in
-units of 128 bytes (256 on sm_7x), and from sm_80 on every CTA also takes 1 KB of shared
-memory that the system reserves.
+Capability" and the allocation rules of CUDA's occupancy calculator (``cuda_occupancy.h``):
+registers are handed out per warp in units of 256 from each of the multiprocessor's four
+sub-partitions (a quarter of the register file each: a warp's registers never straddle two),
+shared memory in units of 128 bytes (256 on sm_7x), and from sm_80 on every CTA also takes 1 KB
+of shared memory that the system reserves. ``tests/test_sm_limits.py`` compiles
+``cuda_occupancy.h`` with g++ and compares :func:`occupancy` with
+``cudaOccMaxActiveBlocksPerMultiprocessor`` on thousands of cases.
 
 >>> SM_LIMITS[80].smem_per_sm, SM_LIMITS[90].smem_per_sm          # an A100 and an H100/H200
 (167936, 233472)
@@ -40,6 +43,7 @@ class SmLimits:
     threads_per_sm: int
     threads_per_block: int
     ctas_per_sm: int               # resident CTAs a multiprocessor holds at most
+    sub_partitions: int = 4        # register-file quarters (one warp scheduler each)
 
     @property
     def warps_per_sm(self) -> int:
@@ -95,8 +99,15 @@ def occupancy(regs: int, threads: int, smem: int, sm: int) -> int:
     if smem > lim.smem_per_block:
         raise DeviceError(f"smem: sm_{sm} gives a CTA at most {lim.smem_per_block} bytes, got {smem}")
     warps = -(-threads // 32)
-    regs_per_warp = _round_up(max(regs, 1) * 32, lim.reg_granularity)
-    by_regs = lim.regs_per_sm // (regs_per_warp * warps)
+    regs_per_warp = _round_up(regs * 32, lim.reg_granularity)
+    if regs_per_warp * _round_up(warps, lim.sub_partitions) > lim.regs_per_sm:
+        raise DeviceError(f"regs: {threads} threads of {regs} registers need more than the "
+                          f"{lim.regs_per_sm} registers a CTA may hold on sm_{sm}")
+    if regs_per_warp:
+        warps_per_quarter = (lim.regs_per_sm // lim.sub_partitions) // regs_per_warp
+        by_regs = warps_per_quarter * lim.sub_partitions // warps
+    else:
+        by_regs = lim.ctas_per_sm
     smem_per_cta = _round_up(smem + lim.smem_reserved_per_block, lim.smem_granularity)
     by_smem = lim.smem_per_sm // smem_per_cta if smem_per_cta else lim.ctas_per_sm
     by_threads = lim.threads_per_sm // (warps * 32)

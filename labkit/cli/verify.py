@@ -13,9 +13,12 @@ their registers are compared bit for bit with
   element at ``layout_A/B/C(t, v)``.
 
 MMA inputs: half of the warps get small integers (every sum exact, so D must match the
-float64 product bit for bit, and C is offset by 0.5 so no D is zero), half get normal
-random numbers (D must be within an fp tolerance of the float64 reference; how often the
-device's D bits equal labkit.sim's is reported, not required). A last check runs the
+float64 product bit for bit, and C is offset by 0.5 so no D is zero), half get random numbers
+of the element type (floats: normal, and D must be within an fp tolerance of the float64
+reference; how often the device's D bits equal labkit.sim's is reported, not required;
+integers: the whole range of s8, and D, an exact s32 sum, must match bit for bit on every warp).
+Elements are coded and packed by :mod:`labkit.atoms.elements`, so an f16, tf32 or s8 atom takes
+the same path. A last check runs the
 sgemm_sm80 CTA (cp.async, Swizzle<3,3,3>, ldmatrix.x4, 128 MMAs per k-block) against
 labkit.sim and ``A @ B.T``.
 
@@ -53,13 +56,13 @@ import importlib.metadata as md
 import numpy as np
 
 from labkit.atoms import copy_atom, mma_atom
-from labkit.atoms.instructions import LDMATRIX, MMA, STMATRIX, instruction
+from labkit.atoms.elements import element, pack_registers, wrap
+from labkit.atoms.instructions import LDMATRIX, MMA, STMATRIX, instruction, tv_coords
 from labkit.driver import cuda_device_count
 from labkit.errors import DeviceError
 from labkit.layout import size
 from labkit.sim import fragment_trace as st
 from labkit.sim import SharedMemory, from_bits, mma_spec, pack_fragment, stmatrix, to_bits, unpack_fragment
-from labkit.sim import numbers as nb
 
 # numba (labkit.cuda, labkit.lab and the kernels) is imported inside the functions that need it:
 # main() first decides between the GPU and the CUDA simulator, which numba reads once, at import.
@@ -141,20 +144,16 @@ def stmatrix_prediction(variant: str, init, offsets, regs) -> np.ndarray:
 
 def mma_prediction(atom_name: str, operand: str, matrix_bits) -> np.ndarray:
     """Registers ``(W, 32, regs)`` the MMA atom's TV layout predicts for ``operand``
-    (``"A"``, ``"B"`` or ``"C"``) holding ``matrix_bits`` (``(W, rows, cols)``: uint16 for
-    16-bit types, uint32 for f32 accumulators)."""
+    (``"A"``, ``"B"`` or ``"C"``) holding ``matrix_bits`` (``(W, rows, cols)``, the bits of the
+    operand's element type: uint16 for f16/bf16, uint8 for s8, uint32 for tf32/f32/s32), packed
+    by the element width (``labkit.atoms.elements.pack_registers``)."""
     atom = mma_atom(atom_name)
-    M, N, K = (int(x) for x in atom.shape_mnk)
-    layout = {"A": atom.layout_A, "B": atom.layout_B, "C": atom.layout_C}[operand]
-    rows = {"A": M, "B": N, "C": M}[operand]
-    nv = int(size(layout[1]))
-    tab = _tv_table(layout, 32, nv)
-    r, c = tab % rows, tab // rows
+    ins = instruction(atom.instruction, "mma")
+    xy = tv_coords(str({"A": atom.layout_A, "B": atom.layout_B, "C": atom.layout_C}[operand]),
+                   ins.matrix_shape(operand)[0], 32, ins.elements(operand))
     x = np.asarray(matrix_bits)
-    vals = x[:, r, c].astype(np.uint32)
-    if x.dtype == np.uint32:
-        return vals
-    return (vals[..., 0::2] | (vals[..., 1::2] << 16)).astype(np.uint32)
+    kind = ins.element_type(operand)
+    return pack_registers(x[:, xy[..., 0], xy[..., 1]], kind)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,17 +239,33 @@ def _tolerance(acc):
     return (2.0 ** -16, 0.0) if acc == "f32" else (2.0 ** -9, 2.0 ** -14)
 
 
+def _inputs(spec, n, rng):
+    """A, B, C (float64) for ``n`` warps: the first half small integers (every sum exact), the
+    rest random over the types' range (normal for floats: D is then compared within a
+    tolerance; integers stay exact)."""
+    M, N, K = spec.shape_mnk
+    exact = np.arange(n) < n // 2
+    ab, acc = element(spec.ab_type), element(spec.acc_type)
+
+    def rand(shape, e):
+        if e.kind == "int":
+            hi = 1 << (e.bits - 1) if e.bits < 32 else 1 << 24
+            return rng.integers(-hi, hi, shape)
+        return rng.standard_normal(shape)
+
+    A = np.where(exact[:, None, None], rng.integers(-4, 5, (n, M, K)), rand((n, M, K), ab))
+    B = np.where(exact[:, None, None], rng.integers(-4, 5, (n, N, K)), rand((n, N, K), ab))
+    offset = 0.5 if acc.kind == "float" else 0          # no exact D is zero (floats)
+    C = np.where(exact[:, None, None], rng.integers(-8, 9, (n, M, N)) + offset, rand((n, M, N), acc))
+    return A, B, C, exact
+
+
 def check_mma(atom, n, rng, run_device):
     from labkit.cuda.kernels import trace_kernels as kt
 
     spec = mma_spec(atom)
     res = Result(atom, spec.ptx, n)
-    M, N, K = spec.shape_mnk
-    half = n // 2
-    exact = np.arange(n) < half
-    A = np.where(exact[:, None, None], rng.integers(-4, 5, (n, M, K)), rng.standard_normal((n, M, K)))
-    B = np.where(exact[:, None, None], rng.integers(-4, 5, (n, N, K)), rng.standard_normal((n, N, K)))
-    C = np.where(exact[:, None, None], rng.integers(-8, 9, (n, M, N)) + 0.5, rng.standard_normal((n, M, N)))
+    A, B, C, exact = _inputs(spec, n, rng)
     a_bits, b_bits = to_bits(A, spec.ab_type), to_bits(B, spec.ab_type)
     c_regs = pack_fragment(spec, "C", C)
     plan = kt.mma_plan(spec.name)
@@ -265,21 +280,26 @@ def check_mma(atom, n, rng, run_device):
         bad = _mismatch(dev[op], sim[op]) + _mismatch(dev[op], pred)
         res.add(f"{op} regs device == sim == atom", bad == 0 and _mismatch(sim[op], pred) == 0,
                 f"{_mismatch(dev[op], sim[op])}, {_mismatch(dev[op], pred)} of {words} words differ")
-    d_bits = to_bits(ref, "f16") if spec.acc_type == "f16" else nb.f32_bits(ref)
-    pred_d = mma_prediction(atom, "C", d_bits[exact])
+    acc = element(spec.acc_type)
+    if acc.kind == "int":                               # every integer input is exact
+        exact = np.ones(n, bool)
+    d_bits = to_bits(ref[exact], acc.name) if acc.kind == "float" else wrap(ref, acc.name)
+    pred_d = mma_prediction(atom, "C", d_bits)
     de, se = dev["D"][exact], sim["D"][exact]
-    res.add("D exact inputs: device == sim == atom", _mismatch(de, se) == 0 and _mismatch(de, pred_d) == 0,
+    what = "D exact inputs" if acc.kind == "float" else "D (integers: every input)"
+    res.add(f"{what}: device == sim == atom", _mismatch(de, se) == 0 and _mismatch(de, pred_d) == 0,
             f"{_mismatch(de, se)}, {_mismatch(de, pred_d)} of {de.size} words differ")
-    rtol, atol = _tolerance(spec.acc_type)
-    bound = rtol * (np.matmul(np.abs(Af), np.swapaxes(np.abs(Bf), 1, 2)) + np.abs(Cf)) + atol
-    for who, regs in (("device", dev["D"]), ("sim", sim["D"])):
-        got = unpack_fragment(spec, "C", regs)
-        err = np.abs(got - ref)
-        res.add(f"D {who} vs float64", bool(np.all(err <= bound)),
-                f"max |err|/bound = {float(np.max(err / bound)):.3g}")
-    rand = ~exact
-    same = int(np.count_nonzero(np.all(dev["D"][rand] == sim["D"][rand], axis=(1, 2))))
-    res.add("(info) random inputs: device D bits == sim", True, f"{same}/{int(rand.sum())} warps")
+    if acc.kind == "float":
+        rtol, atol = _tolerance(spec.acc_type)
+        bound = rtol * (np.matmul(np.abs(Af), np.swapaxes(np.abs(Bf), 1, 2)) + np.abs(Cf)) + atol
+        for who, regs in (("device", dev["D"]), ("sim", sim["D"])):
+            got = unpack_fragment(spec, "C", regs)
+            err = np.abs(got - ref)
+            res.add(f"D {who} vs float64", bool(np.all(err <= bound)),
+                    f"max |err|/bound = {float(np.max(err / bound)):.3g}")
+        rand = ~exact
+        same = int(np.count_nonzero(np.all(dev["D"][rand] == sim["D"][rand], axis=(1, 2))))
+        res.add("(info) random inputs: device D bits == sim", True, f"{same}/{int(rand.sum())} warps")
     return res
 
 
@@ -329,10 +349,10 @@ def _header(mode):
     lines = [f"date: {datetime.datetime.now(datetime.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
              f"backend: {mode}", f"device: {device_name()}"]
     if mode == "gpu":
-        from numba import cuda
+        from labkit.cuda._numba import driver_version
 
         try:
-            drv = cuda.cudadrv.driver.driver.get_version()
+            drv = driver_version()
             lines.append(f"CUDA driver API: {drv[0]}.{drv[1]}")
         except Exception:
             pass

@@ -28,5 +28,4 @@ __all__ = [
     "SIMULATED",
 ]
 
-SIMULATED = ptx.SIMULATED
-"""True when the CUDA simulator is on (``NUMBA_ENABLE_CUDASIM=1`` before numba was imported)."""
+from labkit.cuda._numba import SIMULATED  # noqa: E402  (the one constant: ptx.SIMULATED is SIMULATED)

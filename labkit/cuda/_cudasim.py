@@ -46,17 +46,15 @@ _original = _numba_type = _as_dtype = None
 
 
 def install() -> bool:
-    """Make the simulator's shared-array allocation atomic; False when there is no simulator
-    class to patch (numba without its CUDA simulator)."""
+    """Make the simulator's shared-array allocation atomic (idempotent; True once installed).
+    The simulator's names come from :mod:`labkit.cuda._numba`, which raises
+    ``NumbaBoundaryError`` naming the numba-cuda version when one has moved."""
     global _original, _numba_type, _as_dtype
-    try:
-        from numba.cuda.np.numpy_support import as_dtype
-        from numba.cuda.simulator.kernelapi import FakeCUDAShared
-        from numba.cuda.types import Type
-    except ImportError:
-        return False
-    _numba_type, _as_dtype = Type, as_dtype
-    if FakeCUDAShared.array is not _shared_array:
-        _original = FakeCUDAShared.array
-        FakeCUDAShared.array = _shared_array
+    from labkit.cuda import _numba
+
+    shared = _numba.simulator_shared_class
+    _numba_type, _as_dtype = _numba.NumbaType, _numba.as_dtype
+    if shared.array is not _shared_array:
+        _original = shared.array
+        shared.array = _shared_array
     return True

@@ -16,13 +16,10 @@ shared-memory loads and stores. One intrinsic is made per entry of the instructi
 
 from __future__ import annotations
 
-from llvmlite import ir
-from numba import types
-from numba.core import cgutils
-from numba.core.errors import TypingError
-from numba.core.extending import intrinsic
-
-from labkit.atoms.instructions import CP_ASYNC, LDMATRIX, MMA, STMATRIX
+from labkit.atoms.elements import register_kind
+from labkit.atoms.instructions import ADDRESS, CP_ASYNC, LDMATRIX, MMA, STMATRIX
+from labkit.cuda._numba import (TypingError, element_pointer_as_int, intrinsic, intrinsic_prefer_literal,
+                                ir, types)
 
 _i32 = ir.IntType(32)
 _i64 = ir.IntType(64)
@@ -42,14 +39,6 @@ def _pack(context, builder, retty, values):
 
 def _struct_values(builder, res, n):
     return [builder.extract_value(res, i) for i in range(n)]
-
-
-def _index_values(context, builder, aryty, idxty, idx):
-    """The index operand as a list of intp values (an integer, or a tuple of them)."""
-    if isinstance(idxty, types.BaseTuple):
-        items = cgutils.unpack_tuple(builder, idx, len(idxty))
-        return [context.cast(builder, v, t, types.intp) for v, t in zip(items, idxty)]
-    return [context.cast(builder, idx, idxty, types.intp)]
 
 
 def _check_index(fname, arr, idx):
@@ -80,17 +69,13 @@ def _bind(table, make, where=lambda ins: True):
             globals()[ins.name] = make(ins)
 
 
-def _element_pointer_as_int(context, builder, aryty, ary_val, idxty, idx_val):
-    ary = context.make_array(aryty)(context, builder, ary_val)
-    indices = _index_values(context, builder, aryty, idxty, idx_val)
-    ptr = cgutils.get_item_pointer(context, builder, aryty, ary, indices, wraparound=False)
-    return builder.ptrtoint(ptr, _i64)
+_element_pointer_as_int = element_pointer_as_int
 
 
 # ---------------------------------------------------------------------------------------------
 # addresses
 
-ASM["smem_addr"] = "{ .reg .u64 t; cvta.to.shared.u64 t, $1; cvt.u32.u64 $0, t; }"
+ASM["smem_addr"] = "{ .reg .u64 t; " + ADDRESS["smem_addr"].ptx + " t, $1; cvt.u32.u64 $0, t; }"
 
 
 @intrinsic
@@ -178,9 +163,13 @@ _bind(STMATRIX, _make_stmatrix)
 # mma.sync
 
 
+_REGISTER = {  # register_kind -> (constraint letter, numba type, llvm type)
+    "u32": ("r", types.uint32, _i32), "s32": ("r", types.int32, _i32), "f32": ("f", types.float32, _f32)}
+
+
 def _make_mma(ins):
-    name, text, acc = ins.name, ins.ptx, ins.acc_type
-    na, nb, nc = ins.a_regs, ins.b_regs, ins.c_regs
+    name, text = ins.name, ins.ptx
+    na, nb, nc = ins.registers("A"), ins.registers("B"), ins.registers("C")
     n_out = nc
     ops = list(range(n_out + na + nb + nc))
     d = ops[:n_out]
@@ -192,17 +181,20 @@ def _make_mma(ins):
         return "{" + ", ".join(f"${i}" for i in idx) + "}"
 
     ASM[name] = f"{text} {group(d)}, {group(a)}, {group(b)}, {group(c)};"
-    creg, cty, cir = ("r", types.uint32, _i32) if acc == "f16" else ("f", types.float32, _f32)
+    ckind = register_kind(ins.acc_type)              # the entry's accumulator: f32, s32 or packed u32
+    creg, cty, cir = _REGISTER[ckind]
     constraints = ",".join([f"={creg}"] * n_out + ["r"] * (na + nb) + [creg] * nc)
     n_args = na + nb + nc
+    c_ok = (types.Float, types.Integer) if ckind == "f32" else types.Integer
+    c_what = {"f32": "float32", "s32": "int32", "u32": "uint32 register"}[ckind]
 
     def typer(typingctx, *args):
         if len(args) != n_args:
             raise TypingError(f"{name} takes {na} A, {nb} B and {nc} C registers ({n_args} arguments); got {len(args)}")
         for i, t in enumerate(args):
-            want = types.Integer if (i < na + nb or acc == "f16") else (types.Float, types.Integer)
+            want, what = (types.Integer, "uint32 register") if i < na + nb else (c_ok, c_what)
             if not isinstance(t, want):
-                raise TypingError(f"{name}: argument {i} must be a {'uint32 register' if want is types.Integer else 'float32'}; got {t}")
+                raise TypingError(f"{name}: argument {i} must be a {what}; got {t}")
         sig = types.UniTuple(cty, n_out)(*([types.uint32] * (na + nb) + [cty] * nc))
 
         def codegen(context, builder, sig, args):
@@ -217,7 +209,7 @@ def _make_mma(ins):
     params = ", ".join(f"x{i}" for i in range(n_args))
     scope = {"_typer": typer}
     exec(f"def {name}(typingctx, {params}):\n    return _typer(typingctx, {params})\n", scope)
-    return _named_intrinsic(scope[name], name, f"``{text}``: ({na} A, {nb} B, {nc} C registers) -> {n_out} D registers.")
+    return _named_intrinsic(scope[name], name, f"``{text}``: ({na} A, {nb} B, {nc} C registers) -> {n_out} D {ckind} registers.")
 
 
 _bind(MMA, _make_mma)
@@ -253,9 +245,9 @@ def _make_cp_async(ins):
 
 _bind(CP_ASYNC, _make_cp_async, where=lambda ins: ins.level)   # the copies; the fences follow
 
-ASM["cp_async_commit_group"] = "cp.async.commit_group;"
-ASM["cp_async_wait_all"] = "cp.async.wait_all;"
-ASM["cp_async_wait_group"] = "cp.async.wait_group $0;"
+ASM["cp_async_commit_group"] = CP_ASYNC["cp_async_commit_group"].ptx + ";"
+ASM["cp_async_wait_all"] = CP_ASYNC["cp_async_wait_all"].ptx + ";"
+ASM["cp_async_wait_group"] = CP_ASYNC["cp_async_wait_group"].ptx.replace(" n", " $0") + ";"   # n: an immediate
 
 
 def _void_asm(context, builder, text, constraints="~{memory}", args=(), argtys=()):
@@ -278,7 +270,7 @@ def _make_fence(ins):
 _bind(CP_ASYNC, _make_fence, where=lambda ins: ins.name in ("cp_async_commit_group", "cp_async_wait_all"))
 
 
-@intrinsic(prefer_literal=True)
+@intrinsic_prefer_literal
 def cp_async_wait_group(typingctx, n):
     """``cp.async.wait_group n``: wait until at most ``n`` (a literal integer) groups are pending."""
     if not isinstance(n, types.IntegerLiteral):
@@ -289,6 +281,6 @@ def cp_async_wait_group(typingctx, n):
     sig = types.void(n)
 
     def codegen(context, builder, sig, args):
-        return _void_asm(context, builder, f"cp.async.wait_group {value};")
+        return _void_asm(context, builder, ASM["cp_async_wait_group"].replace("$0", str(value)))
 
     return sig, codegen

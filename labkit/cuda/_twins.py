@@ -17,8 +17,12 @@ cp.async copies are queued per thread and land when ``cp_async_wait_group`` /
 ``cp_async_wait_all`` retires their group, as the PTX memory model allows at the latest.
 
 Arithmetic of ``mma``: products and sums in float64, then one round-to-nearest-even to
-the accumulator type (f16 or f32). Hardware tensor cores may differ from this in the last
-bits when the terms span a wide range of exponents.
+the accumulator type (f16 or f32; s32 sums are exact and wrap). Hardware tensor cores may differ
+from this in the last bits when the terms span a wide range of exponents.
+
+Other simulator bindings (``labkit.cuda.kernels.gemm_ptx``) reach the simulated shared window
+through the public helpers below: :func:`array_of`, :func:`element_offset`, :func:`root_of`,
+:func:`bytes_of`, :func:`resolve_shared` and :func:`cp_async_queue`.
 
 The twins also run outside a simulated kernel on a single "warp" of one thread only for
 ``smem_addr``; collective ones need the simulator.
@@ -38,7 +42,11 @@ import weakref
 
 import numpy as np
 
-from labkit.atoms.instructions import CP_ASYNC, LDMATRIX, MMA, STMATRIX
+from labkit.atoms.elements import (element, from_bits, pack_registers, register_kind, to_bits,
+                                   unpack_registers, wrap)
+from labkit.atoms.instructions import (CP_ASYNC, LDMATRIX, MMA, STMATRIX, matrix_element,
+                                       matrix_row_lane)
+from labkit.cuda import _numba
 from labkit.errors import DeviceError
 
 WARP_SIZE = 32
@@ -90,15 +98,7 @@ def _root_array(arr: np.ndarray) -> np.ndarray:
 
 def _unwrap(arr):
     """The numpy array behind a simulator array wrapper (kernel arguments are wrapped)."""
-    seen = 0
-    while not isinstance(arr, np.ndarray) and seen < 4:
-        inner = arr.__dict__.get("_item") if hasattr(arr, "__dict__") else None
-        if inner is None:
-            inner = getattr(arr, "_ary", None)
-        if inner is None:
-            break
-        arr = inner
-        seen += 1
+    arr = _numba.simulator_array(arr)
     if not isinstance(arr, np.ndarray):
         raise DeviceError(f"expected an array (shared or global); got {type(arr).__name__}")
     return arr
@@ -195,16 +195,14 @@ _exchanges_lock = threading.Lock()
 
 
 def _thread_place():
-    """(block manager, warp index, lane, lanes in this warp) of the calling simulated thread."""
-    t = threading.current_thread()
-    manager = getattr(t, "_manager", None)
-    if manager is None:
+    """(thread, block key, warp index, lane, lanes in this warp) of the calling simulated thread."""
+    place = _numba.simulator_thread()
+    if place is None:
         raise DeviceError("warp-collective PTX twins run only inside a kernel under the CUDA simulator")
-    tid = int(t.thread_id)
-    nthreads = int(np.prod(manager._block_dim))
+    t, block, tid, nthreads = place
     warp, lane = divmod(tid, WARP_SIZE)
     size = min(WARP_SIZE, nthreads - warp * WARP_SIZE)
-    return t, manager, warp, lane, size
+    return t, block, warp, lane, size
 
 
 def _collective(op, operands, compute):
@@ -236,7 +234,7 @@ def _collective(op, operands, compute):
         else:
             while ex.gen == gen:
                 ex.cv.wait(0.05)
-                if getattr(t, "abort", False):
+                if _numba.simulator_aborted(t):
                     raise RuntimeError("simulated block aborted")
         if ex.error is not None:
             raise ex.error
@@ -266,13 +264,11 @@ def _ldmatrix(ins, addr):
         for t in range(WARP_SIZE):
             regs = []
             for i in range(num):
-                if trans:
-                    lo = rows[8 * i + 2 * (t % 4)][t // 4]
-                    hi = rows[8 * i + 2 * (t % 4) + 1][t // 4]
-                else:
-                    lo = rows[8 * i + t // 4][2 * (t % 4)]
-                    hi = rows[8 * i + t // 4][2 * (t % 4) + 1]
-                regs.append(np.uint32(int(lo) | (int(hi) << 16)))
+                halves = []
+                for h in (0, 1):                      # the registry's lane rule (PTX ISA)
+                    r, c = matrix_element(t, h, trans)
+                    halves.append(int(rows[matrix_row_lane(i, r)][c]))
+                regs.append(np.uint32(halves[0] | (halves[1] << 16)))
             out.append(regs[0] if num == 1 else tuple(regs))
         return out
 
@@ -322,12 +318,11 @@ def _stmatrix(ins, args):
             for i in range(num):
                 r = lanes[t][1][i]
                 for h, half in enumerate((r & 0xFFFF, r >> 16)):
-                    if trans:
-                        data[i, 2 * (t % 4) + h, t // 4] = half
-                    else:
-                        data[i, t // 4, 2 * (t % 4) + h] = half
-        for k, (root, off) in enumerate(rows):
-            _bytes_of(root)[off:off + 16] = data[k // 8, k % 8].view(np.uint8)
+                    data[(i, *matrix_element(t, h, trans))] = half
+        for i in range(num):
+            for r in range(8):
+                root, off = rows[matrix_row_lane(i, r)]
+                _bytes_of(root)[off:off + 16] = data[i, r].view(np.uint8)
         return [None] * WARP_SIZE
 
     _collective(name, (addr, regs), compute)
@@ -337,84 +332,58 @@ _bind(STMATRIX, _stmatrix)
 
 
 # ---------------------------------------------------------------------------------------------
-# mma.sync: PTX ISA, "Matrix Fragments for mma.m16n8k8" and "... mma.m16n8k16 with floating
-# point type". g = lane >> 2, q = lane % 4 ("groupID", "threadID_in_group").
-#   A (16xK, row-major) element i:  row g (+8 when i%4 >= 2), col 2q + i%2 (+8 when i >= 4)
-#   B (Kx8) element i:              row 2q + i%2 (+8 when i >= 2), col g
-#   C/D (16x8) element i:           row g (+8 when i >= 2), col 2q + i%2
+# mma.sync: which lane holds which element is the registry entry's CuTe TV layout
+# (MmaInstruction.coords); element coding and packing are labkit.atoms.elements'. The twin is thus
+# the CuTe model run as an instruction; labkit.sim (the PTX ISA's fragment tables) is the other.
 
 
-def _a_pos(lane, i):
-    g, q = lane >> 2, lane % 4
-    return g + 8 * ((i // 2) % 2), 2 * q + (i % 2) + 8 * (i // 4)
+def _c_in(kind, x):
+    """Bits of one C register as a kernel passes it (float32, int32 or packed uint32)."""
+    if kind == "f32":
+        return int(np.array(x, np.float32).view(np.uint32))
+    return int(x) & 0xFFFFFFFF
 
 
-def _b_pos(lane, i):
-    g, q = lane >> 2, lane % 4
-    return 2 * q + (i % 2) + 8 * (i // 2), g
+def _c_out(kind, bits):
+    b = np.uint32(bits)
+    if kind == "f32":
+        return b.view(np.float32)
+    if kind == "s32":
+        return b.view(np.int32)
+    return b
 
 
-def _c_pos(lane, i):
-    g, q = lane >> 2, lane % 4
-    return g + 8 * (i // 2), 2 * q + (i % 2)
-
-
-def _halves(regs):
-    out = []
-    for r in regs:
-        r = int(r) & 0xFFFFFFFF
-        out += [r & 0xFFFF, r >> 16]
+def _place(ins, op, regs):
+    """The matrix of operand ``op`` from every lane's registers ``regs (32, n)``."""
+    ty = ins.element_type(op)
+    vals = from_bits(unpack_registers(np.asarray(regs, np.uint32), ty), ty)
+    xy = ins.coords(op)
+    out = np.zeros(ins.matrix_shape(op))
+    out[xy[..., 0], xy[..., 1]] = vals
     return out
 
 
-def _decode16(bits, ab):
-    if ab == "f16":
-        return float(np.array(bits, np.uint16).view(np.float16))
-    return float(np.array(int(bits) << 16, np.uint32).view(np.float32))
-
-
-def _f32_bits(x):
-    return int(np.array(x, np.float32).view(np.uint32))
-
-
 def _mma(ins, args):
-    k, acc, ab = ins.k, ins.acc_type, ins.ab_type
-    na, nb, nc = ins.a_regs, ins.b_regs, ins.c_regs
-    name = f"mma.m16n8k{k}.{acc}.{ab}.{ab}.{acc}"
+    na, nb, nc = ins.registers("A"), ins.registers("B"), ins.registers("C")
+    acc = ins.acc_type
+    kind = register_kind(acc)
+    name = ins.ptx
     if len(args) != na + nb + nc:
         raise DeviceError(f"{name} takes {na + nb + nc} registers; got {len(args)}")
     a = [int(x) & 0xFFFFFFFF for x in args[:na]]
     b = [int(x) & 0xFFFFFFFF for x in args[na:na + nb]]
-    if acc == "f16":
-        c = [int(x) & 0xFFFFFFFF for x in args[na + nb:]]
-    else:
-        c = [_f32_bits(x) for x in args[na + nb:]]
+    c = [_c_in(kind, x) for x in args[na + nb:]]
 
     def compute(lanes):
-        A = np.zeros((ins.m, k))
-        B = np.zeros((k, ins.n))
-        C = np.zeros((ins.m, ins.n))
-        for lane, (ra, rb, rc) in enumerate(lanes):
-            for i, bits in enumerate(_halves(ra)):
-                A[_a_pos(lane, i)] = _decode16(bits, ab)
-            for i, bits in enumerate(_halves(rb)):
-                B[_b_pos(lane, i)] = _decode16(bits, ab)
-            if acc == "f16":
-                for i, bits in enumerate(_halves(rc)):
-                    C[_c_pos(lane, i)] = float(np.array(bits, np.uint16).view(np.float16))
-            else:
-                for i, bits in enumerate(rc):
-                    C[_c_pos(lane, i)] = float(np.array(bits, np.uint32).view(np.float32))
-        D = A @ B + C
-        out = []
-        for lane in range(WARP_SIZE):
-            vals = [D[_c_pos(lane, i)] for i in range(ins.elements("C"))]
-            if acc == "f16":
-                h = np.array(vals, np.float64).astype(np.float16).view(np.uint16).astype(np.uint32)
-                out.append((np.uint32(int(h[0]) | int(h[1]) << 16), np.uint32(int(h[2]) | int(h[3]) << 16)))
-            else:
-                out.append(tuple(np.float32(v) for v in vals))
-        return out
+        A = _place(ins, "A", [lane[0] for lane in lanes])
+        B = _place(ins, "B", [lane[1] for lane in lanes])
+        C = _place(ins, "C", [lane[2] for lane in lanes])
+        D = A @ B.T + C                                   # B is (n, k), CuTe's order
+        xy = ins.coords("C")
+        d = D[xy[..., 0], xy[..., 1]]
+        bits = to_bits(d, acc) if element(acc).kind == "float" else wrap(d, acc)
+        regs = pack_registers(bits, acc)
+        return [tuple(_c_out(kind, r) for r in regs[lane]) for lane in range(WARP_SIZE)]
 
     return _collective(name, (a, b, c), compute)
 
@@ -481,3 +450,20 @@ def cp_async_wait_group(n):
 def cp_async_wait_all():
     cp_async_commit_group()
     cp_async_wait_group(0)
+
+
+# ---------------------------------------------------------------------------------------------
+# the simulated shared window, for other simulator bindings (labkit.cuda.kernels.gemm_ptx)
+
+array_of = _unwrap
+"""The numpy array behind a simulator array (a kernel argument or a shared array)."""
+element_offset = _flat_index
+"""Byte offset of ``arr[index]`` (an int for 1-D arrays, else a tuple), bounds checked."""
+root_of = _root_array
+"""The array owning the memory of a view."""
+bytes_of = _bytes_of
+"""The bytes of a contiguous array, as a uint8 view."""
+resolve_shared = _resolve
+"""``(root array, byte offset)`` of a simulated shared address holding ``nbytes``."""
+cp_async_queue = _queue
+"""The calling thread's cp.async queue: ``{"open": [...], "groups": [[...], ...]}``."""

@@ -20,16 +20,13 @@ shows its value as a time) and the load is ``arr[index]``.
 
 from __future__ import annotations
 
-from numba.core import config as _config
+from labkit.atoms.instructions import PROBE
+from labkit.cuda._numba import SIMULATED
 
 __all__ = ["clock64", "ld_volatile_shared_u32", "ASM", "SIMULATED"]
 
-SIMULATED = bool(_config.ENABLE_CUDASIM)
-
-ASM = {
-    "clock64": "mov.u64 $0, %clock64;",
-    "ld_volatile_shared_u32": "{ .reg .u64 t; cvta.to.shared.u64 t, $1; ld.volatile.shared.u32 $0, [t]; }",
-}
+ASM = {name: ins.asm for name, ins in PROBE.items()}
+"""The inline PTX of each name: the registry's ``PROBE`` entries."""
 
 if SIMULATED:
 
@@ -44,12 +41,8 @@ if SIMULATED:
         return np.uint32(arr[index])
 
 else:
-    from llvmlite import ir
-    from numba import types
-    from numba.core.errors import TypingError
-    from numba.core.extending import intrinsic
-
-    from labkit.cuda._intrinsics import _element_pointer_as_int
+    from labkit.cuda._numba import TypingError, intrinsic, ir, types
+    from labkit.cuda._numba import element_pointer_as_int as _element_pointer_as_int
 
     _i32 = ir.IntType(32)
     _i64 = ir.IntType(64)

@@ -5,35 +5,28 @@ registry (:mod:`labkit.atoms.instructions`), which holds its PTX text, shapes an
 numba ``@intrinsic`` that emits the instruction as inline PTX; under the numba CUDA
 simulator (``NUMBA_ENABLE_CUDASIM=1``) the same name is a pure-Python twin, so one
 kernel source runs on both. The binding is chosen once, at import, from
-``numba.core.config.ENABLE_CUDASIM``.
+:data:`labkit.cuda._numba.SIMULATED` (``NUMBA_ENABLE_CUDASIM``).
 
 Registers travel as ``uint32`` (two packed 16-bit values: element ``2i`` in the low
 half, ``2i+1`` in the high half) and f32 accumulators as ``float32``.
 
-==============================  ==========================================================  ======
-name                            PTX                                                         min SM
-==============================  ==========================================================  ======
-smem_addr(array, index)         ``cvta.to.shared.u64`` of ``&array[index]``                 any
-ldmatrix_x1/x2/x4(addr)         ``ldmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16``          75
-ldmatrix_x1/x2/x4_trans(addr)   ``ldmatrix.sync.aligned.m8n8.x{1,2,4}.trans.shared.b16``    75
-stmatrix_x1/x2/x4(addr, r...)   ``stmatrix.sync.aligned.m8n8.x{1,2,4}.shared.b16``          90
-stmatrix_x1/x2/x4_trans(...)    ``stmatrix.sync.aligned.m8n8.x{1,2,4}.trans.shared.b16``    90
-mma_m16n8k8_f16f16f16f16        ``mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16``        75
-mma_m16n8k8_f32f16f16f32        ``mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32``        75
-mma_m16n8k8_f32bf16bf16f32      ``mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32``      80
-mma_m16n8k16_f16f16f16f16       ``mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16``       80
-mma_m16n8k16_f32f16f16f32       ``mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32``       80
-mma_m16n8k16_f32bf16bf16f32     ``mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32``     80
-cp_async_16(dst, src, index)    ``cp.async.ca.shared.global [dst], [&src[index]], 16``      80
-cp_async_cg_16(dst, src, index) ``cp.async.cg.shared.global [dst], [&src[index]], 16``      80
-cp_async_commit_group()         ``cp.async.commit_group``                                   80
-cp_async_wait_group(n)          ``cp.async.wait_group n`` (``n`` a literal integer)         80
-cp_async_wait_all()             ``cp.async.wait_all``                                       80
-==============================  ==========================================================  ======
+The names, one per registry entry (minimum SM in brackets):
+
+- ``smem_addr(array, index)``: ``cvta.to.shared.u64`` of ``&array[index]`` (any);
+- ``ldmatrix_x{1,2,4}[_trans](addr)``: ``ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16`` (75);
+- ``stmatrix_x{1,2,4}[_trans](addr, r...)``: ``stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16`` (90);
+- ``mma_m16n8k{K}_{d}{a}{b}{c}(a..., b..., c...)``: ``mma.sync.aligned.m16n8k{K}.row.col.{d}.{a}.{b}.{c}``
+  (75 for m16n8k8 with f16 inputs, else 80);
+- ``cp_async_16`` / ``cp_async_cg_16(dst, src, index)``: ``cp.async.{ca,cg}.shared.global [dst], [src], 16``;
+  ``cp_async_commit_group()``, ``cp_async_wait_group(n)`` (``n`` a literal integer), ``cp_async_wait_all()`` (80).
+
+The mma forms are the registry's ``MMA`` table (``labkit.atoms.instructions.MMA``): f16/bf16
+m16n8k8 and m16n8k16, tf32 m16n8k8, s8 m16n8k32. ``sorted(ptx.INSTRUCTIONS)`` lists every name.
 
 Operand order follows PTX: ``mma_m16n8k16_f16f16f16f16(a0, a1, a2, a3, b0, b1, c0, c1)``
 returns ``(d0, d1)``; the f32-accumulating forms take ``c0..c3`` and return four
-``float32``; the m16n8k8 forms take ``a0, a1, b0``. ``ldmatrix_x1`` returns one
+``float32``, the s32 form four ``int32``; the m16n8k8 f16 forms take ``a0, a1, b0``. Register
+counts are the entry's ``registers("A"/"B"/"C")``. ``ldmatrix_x1`` returns one
 ``uint32``, ``x2``/``x4`` return tuples; ``stmatrix_x4(addr, r0, r1, r2, r3)`` stores four
 registers (one per matrix) and returns nothing. Minimum SMs are the PTX ISA's "Target ISA
 notes" (ldmatrix: sm_75; mma m16n8k8 f16: sm_75; m16n8k16 and every bf16 form: sm_80;
@@ -65,50 +58,17 @@ Inside a kernel (runs on a GPU, or on the CPU under ``NUMBA_ENABLE_CUDASIM=1``):
 
 from __future__ import annotations
 
-from numba.core import config as _numba_config
-
 from labkit.atoms import instructions as _registry
 from labkit.atoms.instructions import Instruction
 from labkit.errors import InstructionError
 
-__all__ = [
-    "Instruction",
-    "INSTRUCTIONS",
-    "SIMULATED",
-    "min_sm",
-    "instruction_of",
-    "smem_addr",
-    "ldmatrix_x1",
-    "ldmatrix_x2",
-    "ldmatrix_x4",
-    "ldmatrix_x1_trans",
-    "ldmatrix_x2_trans",
-    "ldmatrix_x4_trans",
-    "stmatrix_x1",
-    "stmatrix_x2",
-    "stmatrix_x4",
-    "stmatrix_x1_trans",
-    "stmatrix_x2_trans",
-    "stmatrix_x4_trans",
-    "mma_m16n8k8_f16f16f16f16",
-    "mma_m16n8k8_f32f16f16f32",
-    "mma_m16n8k8_f32bf16bf16f32",
-    "mma_m16n8k16_f16f16f16f16",
-    "mma_m16n8k16_f32f16f16f32",
-    "mma_m16n8k16_f32bf16bf16f32",
-    "cp_async_16",
-    "cp_async_cg_16",
-    "cp_async_commit_group",
-    "cp_async_wait_group",
-    "cp_async_wait_all",
-]
+__all__ = ["Instruction", "INSTRUCTIONS", "SIMULATED", "min_sm", "instruction_of"]
 
 
 INSTRUCTIONS: dict = _registry.INSTRUCTIONS
 """Every instruction by Python name: the instruction registry (:mod:`labkit.atoms.instructions`)."""
 
-SIMULATED: bool = bool(_numba_config.ENABLE_CUDASIM)
-"""True when numba's CUDA simulator is on, so the names below are Python twins."""
+from labkit.cuda._numba import SIMULATED  # noqa: E402  (the one constant; see labkit.cuda._numba)
 
 if SIMULATED:
     import sys as _sys
@@ -124,37 +84,10 @@ if SIMULATED:
 else:
     from labkit.cuda import _intrinsics as _impl
 
-smem_addr = _impl.smem_addr
-ldmatrix_x1 = _impl.ldmatrix_x1
-ldmatrix_x2 = _impl.ldmatrix_x2
-ldmatrix_x4 = _impl.ldmatrix_x4
-ldmatrix_x1_trans = _impl.ldmatrix_x1_trans
-ldmatrix_x2_trans = _impl.ldmatrix_x2_trans
-ldmatrix_x4_trans = _impl.ldmatrix_x4_trans
-stmatrix_x1 = _impl.stmatrix_x1
-stmatrix_x2 = _impl.stmatrix_x2
-stmatrix_x4 = _impl.stmatrix_x4
-stmatrix_x1_trans = _impl.stmatrix_x1_trans
-stmatrix_x2_trans = _impl.stmatrix_x2_trans
-stmatrix_x4_trans = _impl.stmatrix_x4_trans
-mma_m16n8k8_f16f16f16f16 = _impl.mma_m16n8k8_f16f16f16f16
-mma_m16n8k8_f32f16f16f32 = _impl.mma_m16n8k8_f32f16f16f32
-mma_m16n8k8_f32bf16bf16f32 = _impl.mma_m16n8k8_f32bf16bf16f32
-mma_m16n8k16_f16f16f16f16 = _impl.mma_m16n8k16_f16f16f16f16
-mma_m16n8k16_f32f16f16f32 = _impl.mma_m16n8k16_f32f16f16f32
-mma_m16n8k16_f32bf16bf16f32 = _impl.mma_m16n8k16_f32bf16bf16f32
-cp_async_16 = _impl.cp_async_16
-cp_async_cg_16 = _impl.cp_async_cg_16
-cp_async_commit_group = _impl.cp_async_commit_group
-cp_async_wait_group = _impl.cp_async_wait_group
-cp_async_wait_all = _impl.cp_async_wait_all
-
-# The names above are the ones kernels write; any registry entry added later is bound here too
-# (the binding modules make one callable per entry).
+# One callable per registry entry, bound from the registry: a new entry needs no edit here.
 for _name in INSTRUCTIONS:
-    if _name not in globals():
-        globals()[_name] = getattr(_impl, _name)
-        __all__.append(_name)
+    globals()[_name] = getattr(_impl, _name)
+    __all__.append(_name)
 
 _BY_ID = {id(globals()[name]): INSTRUCTIONS[name] for name in INSTRUCTIONS}
 

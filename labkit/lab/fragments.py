@@ -40,9 +40,9 @@ BACKENDS = ("gpu", "cudasim", "sim")
 def backend() -> str:
     """``"cudasim"`` when numba's CUDA simulator is on, else ``"gpu"`` when numba sees a CUDA
     GPU, else ``"sim"``."""
-    from numba.core import config
+    from labkit.cuda import SIMULATED
 
-    if config.ENABLE_CUDASIM:
+    if SIMULATED:
         return "cudasim"
     from numba import cuda
 
@@ -129,6 +129,13 @@ class MmaTrace:
         return mma_spec(self.instruction)
 
     @property
+    def codes_coords(self) -> bool:
+        """True when the default inputs ``16 m + k`` fit the A/B element type exactly (not s8)."""
+        from labkit.atoms.elements import element
+
+        return element(self.spec.ab_type).kind == "float"
+
+    @property
     def matches_sim(self) -> bool:
         """True when every register equals the numpy model's, bit for bit."""
         return all(np.array_equal(self.regs[s], self.sim_regs[s]) for s in ("A", "B", "D"))
@@ -138,12 +145,8 @@ class MmaTrace:
         from labkit.sim import numbers as nb
 
         s = _stage(stage)
-        spec = self.spec
-        r = self.regs[s]
-        if s == "D" and spec.acc_type == "f32":
-            return nb.bits_f32(r).astype(np.float64)
-        kind = "f16" if s == "D" else spec.ab_type
-        return nb.from_bits(nb.unpack_pairs(r), kind)
+        kind = self.spec.element_type("C" if s == "D" else s)      # the registry entry's type
+        return nb.from_bits(nb.unpack_registers(self.regs[s], kind), kind)
 
     def matrix(self, stage: str) -> np.ndarray:
         """The operand read back from the registers (A ``(M, K)``, B ``(N, K)``, D ``(M, N)``)."""
@@ -158,6 +161,9 @@ class MmaTrace:
         s = _stage(stage)
         if s == "D":
             raise DeviceError("coords: D holds sums, not coordinates; use values('D') or matrix('D')")
+        if not self.codes_coords:
+            raise DeviceError(f"coords: {self.spec.ab_type} elements cannot hold every coordinate 16 m + k "
+                              f"of {self.atom}; use values() or matrix()")
         v = self.values(s) / (self.b_scale if s == "B" else 1.0)
         iv = np.rint(v).astype(np.int64)
         return np.stack([iv // 16, iv % 16], axis=-1)
@@ -197,6 +203,18 @@ def _matrix_arg(x, shape, name):
     return arr
 
 
+def _default_operand(rows, cols, kind):
+    """``16 r + c``; for integer elements (s8) the same wrapped into the type's range."""
+    from labkit.atoms.elements import element
+
+    x = 16.0 * np.arange(rows)[:, None] + np.arange(cols)[None, :]
+    e = element(kind)
+    if e.kind == "int":
+        half = 1 << (e.bits - 1)
+        x = (x + half) % (2 * half) - half
+    return x
+
+
 def trace_mma(atom=None, variant=None, b_variant=None, a=None, b=None, c=None, backend=None) -> MmaTrace:
     """One warp: ldmatrix A (``variant``), ldmatrix B (``b_variant``), one ``mma.sync`` of ``atom``.
 
@@ -204,7 +222,8 @@ def trace_mma(atom=None, variant=None, b_variant=None, a=None, b=None, c=None, b
     ``variant`` / ``b_variant``: ``"x1"``, ``"x2"``, ``"x4"``, with ``".trans"`` to store the
     operand M-/N-major and let ldmatrix transpose it (defaults: the widest that fits).
     ``a (M, K)``, ``b (N, K)``, ``c (M, N)``: inputs; by default A[m, k] = 16 m + k,
-    B[n, k] = 16 n + k (times 2^-10 with an f16 accumulator, so D stays in range), C = 0.
+    B[n, k] = 16 n + k (times 2^-10 with an f16 accumulator, so D stays in range; wrapped into
+    -128..127 for s8), C = 0. Element types, registers and packing are the registry entry's.
     ``backend``: ``"gpu"``, ``"cudasim"``, ``"sim"`` or None (:func:`backend`).
     """
     from labkit.cuda.kernels import trace_kernels as kt
@@ -220,8 +239,8 @@ def trace_mma(atom=None, variant=None, b_variant=None, a=None, b=None, c=None, b
     A = _matrix_arg(a, (m, k), "a")
     B = _matrix_arg(b, (n, k), "b")
     C = _matrix_arg(c, (m, n), "c")
-    A = (16.0 * np.arange(m)[:, None] + np.arange(k)[None, :]) if A is None else A
-    B = (16.0 * np.arange(n)[:, None] + np.arange(k)[None, :]) * scale if B is None else B
+    A = _default_operand(m, k, spec.ab_type) if A is None else A
+    B = _default_operand(n, k, spec.ab_type) * scale if B is None else B
     C = np.zeros((m, n)) if C is None else C
     a_bits = to_bits(A, spec.ab_type)[None]
     b_bits = to_bits(B, spec.ab_type)[None]
@@ -271,6 +290,13 @@ class CtaTrace:
     plan: object = field(repr=False)
     accesses: list = field(repr=False)
     kernel_source: str | None = field(default=None, repr=False)
+
+    @property
+    def codes_coords(self) -> bool:
+        """True when the default inputs ``16 m + k`` fit the A/B element type exactly (not s8)."""
+        from labkit.atoms.elements import element
+
+        return element(self.spec.ab_type).kind == "float"
 
     @property
     def matches_sim(self) -> bool:

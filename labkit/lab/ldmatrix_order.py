@@ -31,16 +31,21 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from labkit.atoms import instructions
 from labkit.errors import LayoutError
 
 __all__ = ["ORDERS", "x4_origins", "x4_rows", "x4_row_addresses", "x4_assignment", "X4OrderRun",
            "run_x4_order"]
 
 ORDERS = ("cute", "mistaken")
-_ORIGINS = {
-    "cute": ((0, 0), (8, 0), (0, 8), (8, 8)),
-    "mistaken": ((0, 0), (0, 8), (8, 0), (8, 8)),
-}
+def _origins():
+    """"cute": the blocks the registry's m16n8k16 entry puts in a0..a3 (from CuTe's TV layout);
+    "mistaken": the same blocks read like a page, row of blocks first (matrices 1 and 2 swapped)."""
+    cute = instructions.instruction("mma_m16n8k16_f32f16f16f32", "mma").ldmatrix_blocks("A")
+    return {"cute": cute, "mistaken": (cute[0], cute[2], cute[1], cute[3])}
+
+
+_ORIGINS = _origins()
 
 
 def _check_order(order) -> str:
@@ -62,8 +67,8 @@ def x4_rows(order: str = "cute") -> np.ndarray:
     [[0, 8], [8, 0]]
     """
     origins = np.asarray(x4_origins(order))
-    t = np.arange(32)
-    return origins[t // 8] + np.stack([t % 8, np.zeros(32, int)], axis=1)
+    matrix, row = instructions.lane_row(np.arange(32), 4)          # the registry's lane rule
+    return origins[matrix] + np.stack([row, np.zeros(32, int)], axis=1)
 
 
 def x4_row_addresses(order: str = "cute", row_stride: int = 16, elem_bytes: int = 2) -> np.ndarray:
@@ -83,9 +88,10 @@ def x4_assignment(order: str = "cute") -> np.ndarray:
     (lane ``t`` gets row ``t // 4``, elements ``2 (t % 4)`` and ``+1`` of every matrix)."""
     out = np.zeros((16, 16, 3), dtype=int)
     for j, (m0, k0) in enumerate(x4_origins(order)):
-        for r in range(8):
-            for c in range(8):
-                out[m0 + r, k0 + c] = (4 * r + c // 2, j, c % 2)
+        for lane in range(32):
+            for half in (0, 1):
+                r, c = instructions.matrix_element(lane, half)      # the registry's rule
+                out[m0 + r, k0 + c] = (lane, j, half)
     return out
 
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from labkit.atoms.elements import element
 from labkit.errors import DeviceError
 from labkit.sim.cp_async import CpAsync
 from labkit.sim.ldmatrix import ldmatrix
@@ -53,12 +54,15 @@ def _fill(smem, base, images):
 def run_mma(plan, a_bits, b_bits, c_regs) -> dict:
     """Execute an MMA trace plan on ``W`` warps (see ``labkit.cuda.kernels.trace_kernels.run_mma``)."""
     spec = mma_spec(plan.instruction)
-    a = np.asarray(a_bits, np.uint16)
-    b = np.asarray(b_bits, np.uint16)
+    a = np.asarray(a_bits)
+    b = np.asarray(b_bits)
     c = np.asarray(c_regs, np.uint32)
     W = a.shape[0]
     if a.shape != (W, plan.m, plan.k) or b.shape != (W, plan.n, plan.k) or c.shape[:2] != (W, WARP):
         raise DeviceError(f"run_mma: operand shapes {a.shape}, {b.shape}, {c.shape} do not match the plan")
+    dtype = element(spec.ab_type).dtype          # stage as 16-bit units, low element first
+    a = np.ascontiguousarray(a.astype(dtype)).view(np.uint16)
+    b = np.ascontiguousarray(b.astype(dtype)).view(np.uint16)
     a_img = (a if plan.a_major == "k" else np.swapaxes(a, 1, 2)).reshape(W, -1)
     b_img = (b if plan.b_major == "k" else np.swapaxes(b, 1, 2)).reshape(W, -1)
     region = 2 * (a_img.shape[1] + b_img.shape[1])

@@ -1,20 +1,23 @@
-"""``mma.sync.aligned.m16n8k{8,16}.row.col`` on f16/bf16 inputs, one warp, in numpy.
+"""``mma.sync.aligned.m16n8k{8,16,32}.row.col`` (f16/bf16, tf32, s8 inputs), one warp, in numpy.
 
-The fragment rules are the PTX ISA's ("Matrix Fragments for mma.m16n8k8" and "... for
-mma.m16n8k16 with floating point type"). With ``g = lane >> 2`` (groupID) and
+The fragment rules are the PTX ISA's ("Matrix Fragments for mma.m16n8k8", "... for
+mma.m16n8k16 with floating point type", "... for mma.m16n8k32"), one function per table, keyed
+by ``(m, n, k, bits of an A/B element)``. For 16-bit A/B, with ``g = lane >> 2`` (groupID) and
 ``q = lane % 4`` (threadID_in_group), element ``i`` of a lane's fragment is
 
 - A (M x K, "row"):  row ``g + 8*((i//2) % 2)``, column ``2q + i%2 + 8*(i//4)``
 - B (K x N, "col"):  row ``2q + i%2 + 8*(i//2)``, column ``g``
 - C, D (M x N):      row ``g + 8*(i//2)``,       column ``2q + i%2``
 
-and elements ``2j, 2j+1`` share 32-bit register ``j`` (low half first). f32 accumulators
-are one element per register. labkit indexes B as CuTe does, ``(n, k)``, so the PTX
+and elements ``2j, 2j+1`` share 32-bit register ``j`` (low half first); in general a register
+holds ``32 // bits`` elements, the lower-indexed in the low bits (``labkit.atoms.elements``).
+f32 and s32 accumulators are one element per register. labkit indexes B as CuTe does, ``(n, k)``, so the PTX
 ``B[k, n]`` is ``b[n, k]`` here.
 
 Arithmetic: every product of two f16/bf16 values is exact in float64; the sum over K
 plus C is formed in float64 and rounded once, to nearest even, to the accumulator type
-(f16 or f32). The GPU's tensor cores need not round this way: for inputs whose terms
+(f16 or f32); tf32 products are exact in float64 too; s8 sums are exact and wrap modulo 2**32
+into the s32 accumulator. The GPU's tensor cores need not round this way: for inputs whose terms
 cancel or span many binades the last bits can differ, so labkit compares D with a
 float64 reference within a tolerance and demands bit-equality only for inputs whose sums
 are exact (small integers).
@@ -66,10 +69,39 @@ def _m16n8_16bit(op, lane, i):
     return g + 8 * (i // 2), 2 * q + i % 2
 
 
+def _m16n8k8_32bit(op, lane, i):
+    """PTX ISA, "Matrix Fragments for mma.m16n8k8" with ``.tf32`` A and B (one element per
+    register): A ``a0, a2`` in row groupID, ``a1, a3`` in row groupID+8, ``a0, a1`` in column
+    threadID_in_group, ``a2, a3`` in column threadID_in_group+4; B ``b0`` in row (k)
+    threadID_in_group, ``b1`` in row threadID_in_group+4, column (n) groupID; C as f32."""
+    g, q = lane >> 2, lane % 4
+    if op == "A":
+        return g + 8 * (i % 2), q + 4 * (i // 2)
+    if op == "B":
+        return g, q + 4 * i                              # (n, k): CuTe's order
+    return g + 8 * (i // 2), 2 * q + i % 2
+
+
+def _m16n8k32_8bit(op, lane, i):
+    """PTX ISA, "Matrix Fragments for mma.m16n8k32" with ``.s8``/``.u8`` A and B (four to a
+    register): A ``ai`` in row groupID for ``i < 4`` or ``8 <= i < 12`` (else groupID+8), column
+    ``threadID_in_group*4 + (i & 3)`` (+16 for ``i >= 8``); B ``bi`` in row (k)
+    ``threadID_in_group*4 + (i & 3)`` (+16 for ``i >= 4``), column (n) groupID; C (.s32) row
+    groupID (+8 for ``i >= 2``), column ``threadID_in_group*2 + (i & 1)``."""
+    g, q = lane >> 2, lane % 4
+    if op == "A":
+        return g + 8 * ((i // 4) % 2), 4 * q + (i & 3) + 16 * (i // 8)
+    if op == "B":
+        return g, 4 * q + (i & 3) + 16 * (i // 4)        # (n, k): CuTe's order
+    return g + 8 * (i // 2), 2 * q + (i & 1)
+
+
 _FRAGMENT_RULES = {
     # (m, n, k, bits of an A/B element): the PTX ISA's fragment rule for that family
     (16, 8, 8, 16): _m16n8_16bit,
     (16, 8, 16, 16): _m16n8_16bit,
+    (16, 8, 8, 32): _m16n8k8_32bit,
+    (16, 8, 32, 8): _m16n8k32_8bit,
 }
 
 
@@ -111,9 +143,16 @@ def _matrix_shape(spec, op):
     return {"A": (spec.m, spec.k), "B": (spec.n, spec.k), "C": (spec.m, spec.n)}[op]
 
 
+def _rounded_bits(values, kind):
+    """Bits of ``values`` in element type ``kind``: floats round to nearest even (tf32: as
+    ``cvt.rna``), integers must be exact (inputs) -- sums wrap as ``.s32`` does (see mma_sync)."""
+    return nb.to_bits(values, kind)
+
+
 def pack_fragment(spec, operand: str, matrix) -> np.ndarray:
     """Registers ``(..., 32, regs)`` (uint32) holding ``matrix`` (``(..., rows, cols)``, float)
-    as the MMA operand ``operand``; f16/bf16 rounding to nearest even."""
+    as the MMA operand ``operand``, elements rounded to the operand's type (f16/bf16/f32 to
+    nearest even, tf32 as ``cvt.rna.tf32.f32``, integers exactly) and packed by its width."""
     spec = mma_spec(spec)
     op = _operand(operand)
     x = np.asarray(matrix, np.float64)
@@ -121,11 +160,8 @@ def pack_fragment(spec, operand: str, matrix) -> np.ndarray:
     if x.shape[-2:] != shape:
         raise DeviceError(f"{op} of {spec.ptx} must have shape {shape}; got {x.shape[-2:]}")
     c = fragment_coords(spec, op)
-    vals = x[..., c[..., 0], c[..., 1]]
-    if op == "C" and spec.acc_type == "f32":
-        return nb.f32_bits(vals)
-    kind = spec.ab_type if op != "C" else "f16"
-    return nb.pack_pairs(nb.to_bits(vals, kind))
+    kind = spec.element_type(op)
+    return nb.pack_registers(_rounded_bits(x[..., c[..., 0], c[..., 1]], kind), kind)
 
 
 def unpack_fragment(spec, operand: str, regs) -> np.ndarray:
@@ -136,10 +172,8 @@ def unpack_fragment(spec, operand: str, regs) -> np.ndarray:
     want = spec.registers(op)
     if r.shape[-2:] != (WARP, want):
         raise DeviceError(f"{op} registers of {spec.ptx} must have shape (..., 32, {want}); got {r.shape}")
-    if op == "C" and spec.acc_type == "f32":
-        vals = nb.bits_f32(r).astype(np.float64)
-    else:
-        vals = nb.from_bits(nb.unpack_pairs(r), spec.ab_type if op != "C" else "f16")
+    kind = spec.element_type(op)
+    vals = nb.from_bits(nb.unpack_registers(r.astype(np.uint32), kind), kind)
     c = fragment_coords(spec, op)
     out = np.zeros(r.shape[:-2] + _matrix_shape(spec, op))
     out[..., c[..., 0], c[..., 1]] = vals
@@ -157,4 +191,7 @@ def mma_sync(spec, a, b, c) -> np.ndarray:
     B = unpack_fragment(spec, "B", np.asarray(b, np.uint32))
     C = unpack_fragment(spec, "C", np.asarray(c, np.uint32))
     D = np.matmul(A, np.swapaxes(B, -1, -2)) + C
+    if nb.ELEMENTS[spec.acc_type].kind == "int":          # .s32: exact, modulo 2**32
+        c = fragment_coords(spec, "C")
+        return nb.pack_registers(nb.wrap(D[..., c[..., 0], c[..., 1]], spec.acc_type), spec.acc_type)
     return pack_fragment(spec, "C", D)

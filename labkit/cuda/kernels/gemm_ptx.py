@@ -49,7 +49,7 @@ st.shared.v4.b32 [$0], {$1, $2, $3, $4};
 from __future__ import annotations
 
 import numpy as np
-from numba.core import config as _numba_config
+from labkit.cuda._numba import SIMULATED as _SIMULATED
 
 __all__ = [
     "MIN_SM",
@@ -67,52 +67,17 @@ __all__ = [
     "sim_tensor_map",
 ]
 
-#: minimum SM of each instruction (0: any GPU numba supports)
-MIN_SM = {
-    "ld_global_v4": 0,
-    "st_shared_v4": 0,
-    "cp_async_cg_16_zfill": 80,
-    "st_global_u32": 0,
-    "st_global_v2_f32": 0,
-    "mbarrier_init": 80,
-    "fence_mbarrier_init": 90,
-    "mbarrier_arrive_expect_tx": 90,
-    "mbarrier_try_wait": 90,
-    "tma_load_2d": 90,
-}
+from labkit.atoms.instructions import GEMM_PTX as _REGISTRY  # noqa: E402
 
-#: inline-assembly text of each instruction (``$n`` are operands)
-PTX = {
-    "ld_global_v4": (
-        "{ .reg .pred p; .reg .u64 g; setp.ne.u32 p, $5, 0; cvta.to.global.u64 g, $4; "
-        "mov.b32 $0, 0; mov.b32 $1, 0; mov.b32 $2, 0; mov.b32 $3, 0; "
-        "@p ld.global.v4.u32 {$0, $1, $2, $3}, [g]; }"
-    ),
-    "st_shared_v4": "st.shared.v4.b32 [$0], {$1, $2, $3, $4};",
-    "cp_async_cg_16_zfill": (
-        "{ .reg .u64 g; cvta.to.global.u64 g, $1; cp.async.cg.shared.global [$0], [g], 16, $2; }"
-    ),
-    "st_global_u32": "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.b32 [g], $1; }",
-    "st_global_v2_f32": "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.v2.f32 [g], {$1, $2}; }",
-    "mbarrier_init": "mbarrier.init.shared::cta.b64 [$0], $1;",
-    "fence_mbarrier_init": "fence.mbarrier_init.release.cluster; fence.proxy.async.shared::cta;",
-    "mbarrier_arrive_expect_tx": "mbarrier.arrive.expect_tx.shared::cta.b64 _, [$0], $1;",
-    "mbarrier_try_wait": (
-        "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [$1], $2; selp.u32 $0, 1, 0, p; }"
-    ),
-    "tma_load_2d": (
-        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
-        "[$0], [$1, {$2, $3}], [$4];"
-    ),
-}
+#: minimum SM of each instruction (0: any GPU numba supports), from the instruction registry
+MIN_SM = {name: ins.min_sm for name, ins in _REGISTRY.items()}
+
+#: inline-assembly text of each instruction (``$n`` are operands), from the instruction registry
+PTX = {name: ins.asm for name, ins in _REGISTRY.items()}
 
 
 def _gpu_bindings():
-    from llvmlite import ir
-    from numba import types
-    from numba.core import cgutils
-    from numba.core.errors import TypingError
-    from numba.core.extending import intrinsic
+    from labkit.cuda._numba import TypingError, element_pointer_as_int, intrinsic, ir, types
 
     i32, i64 = ir.IntType(32), ir.IntType(64)
 
@@ -127,15 +92,7 @@ def _gpu_bindings():
             return
         raise TypingError(f"{fname}: index must be {arr.ndim} integer(s) for a {arr.ndim}-D array; got {idx}")
 
-    def element_address(context, builder, aryty, ary_val, idxty, idx_val):
-        ary = context.make_array(aryty)(context, builder, ary_val)
-        if isinstance(idxty, types.BaseTuple):
-            items = cgutils.unpack_tuple(builder, idx_val, len(idxty))
-            idx = [context.cast(builder, v, t, types.intp) for v, t in zip(items, idxty)]
-        else:
-            idx = [context.cast(builder, idx_val, idxty, types.intp)]
-        ptr = cgutils.get_item_pointer(context, builder, aryty, ary, idx, wraparound=False)
-        return builder.ptrtoint(ptr, i64)
+    element_address = element_pointer_as_int
 
     @intrinsic
     def ld_global_v4(typingctx, src, index, pred):
@@ -283,16 +240,16 @@ def _sim_bindings():
     from labkit.errors import DeviceError
 
     def source_bytes(src, index, what):
-        arr = _twins._unwrap(src)
-        off = _twins._flat_index(arr, index)
+        arr = _twins.array_of(src)
+        off = _twins.element_offset(arr, index)
         ptr = arr.__array_interface__["data"][0] + off
         if ptr % 16:
             raise DeviceError(f"{what}: the source address of index {index!r} is not 16-byte aligned")
-        root = _twins._root_array(arr)
+        root = _twins.root_of(arr)
         start = ptr - root.__array_interface__["data"][0]
         if start + 16 > root.nbytes:
             raise DeviceError(f"{what}: 16 bytes at index {index!r} run past the end of the source array")
-        return _twins._bytes_of(root)[start:start + 16]
+        return _twins.bytes_of(root)[start:start + 16]
 
     def ld_global_v4(src, index, pred):
         raw = source_bytes(src, index, "ld_global_v4")
@@ -304,9 +261,9 @@ def _sim_bindings():
         addr = int(addr)
         if addr % 16:
             raise DeviceError(f"st_shared_v4: shared address {addr:#x} is not 16-byte aligned")
-        root, off = _twins._resolve(addr, 16, "st_shared_v4")
+        root, off = _twins.resolve_shared(addr, 16, "st_shared_v4")
         words = np.array([int(r) & 0xFFFFFFFF for r in (r0, r1, r2, r3)], np.uint32)
-        _twins._bytes_of(root)[off:off + 16] = words.view(np.uint8)
+        _twins.bytes_of(root)[off:off + 16] = words.view(np.uint8)
 
     def cp_async_cg_16_zfill(dst, src, index, src_bytes):
         n = int(src_bytes)
@@ -320,20 +277,20 @@ def _sim_bindings():
             raise DeviceError(f"cp_async_cg_16_zfill: destination {dst:#x} is not 16-byte aligned")
         staged = np.zeros(16, np.uint8)  # the source is read at issue, which PTX allows
         staged[:n] = source_bytes(src, index, "cp_async_cg_16_zfill")[:n]
-        droot, doff = _twins._resolve(dst, 16, "cp_async_cg_16_zfill")
-        _twins._queue()["open"].append((staged, 0, droot, doff))
+        droot, doff = _twins.resolve_shared(dst, 16, "cp_async_cg_16_zfill")
+        _twins.cp_async_queue()["open"].append((staged, 0, droot, doff))
 
     def store(what, dst, index, raw):
-        arr = _twins._unwrap(dst)
-        off = _twins._flat_index(arr, index)
+        arr = _twins.array_of(dst)
+        off = _twins.element_offset(arr, index)
         ptr = arr.__array_interface__["data"][0] + off
         if ptr % raw.nbytes:
             raise DeviceError(f"{what}: the address of index {index!r} is not {raw.nbytes}-byte aligned")
-        root = _twins._root_array(arr)
+        root = _twins.root_of(arr)
         start = ptr - root.__array_interface__["data"][0]
         if start + raw.nbytes > root.nbytes:
             raise DeviceError(f"{what}: {raw.nbytes} bytes at index {index!r} run past the end of the array")
-        _twins._bytes_of(root)[start:start + raw.nbytes] = raw.view(np.uint8)
+        _twins.bytes_of(root)[start:start + raw.nbytes] = raw.view(np.uint8)
 
     def st_global_u32(dst, index, value):
         store("st_global_u32", dst, index, np.array([int(value) & 0xFFFFFFFF], np.uint32))
@@ -358,7 +315,7 @@ def _sim_bindings():
         bar = int(bar)
         if bar % 8:
             raise DeviceError(f"mbarrier_init: barrier address {bar:#x} is not 8-byte aligned")
-        _twins._resolve(bar, 8, "mbarrier_init")
+        _twins.resolve_shared(bar, 8, "mbarrier_init")
         with lock:
             barriers[bar] = [int(count), int(count), 0, 0]
 
@@ -392,12 +349,12 @@ def _sim_bindings():
         return out
 
     def tma_load_2d(dst, maps_arr, index, c0, c1, bar):
-        words = _twins._unwrap(maps_arr)
+        words = _twins.array_of(maps_arr)
         i = int(index)
         if int(words[i]) != 0x746D61 or int(words[i + 1]) not in maps:
             raise DeviceError("tma_load_2d: no tensor map at that index")
         array, rows, cols, box_rows, box_cols = maps[int(words[i + 1])]
-        src = _twins._unwrap(array).reshape(rows, cols)
+        src = _twins.array_of(array).reshape(rows, cols)
         dst, c0, c1 = int(dst), int(c0), int(c1)
         if dst % 1024:
             raise DeviceError(f"tma_load_2d: a 128-byte-swizzled box needs a 1024-byte-aligned "
@@ -410,8 +367,8 @@ def _sim_bindings():
         if r0 < r1 and k0 < k1:
             box[r0 - c1:r1 - c1, k0 - c0:k1 - c0] = src[r0:r1, k0:k1]
         raw = box.view(np.uint8).reshape(box_rows, 8, 16)
-        root, off = _twins._resolve(dst, box_rows * 128, "tma_load_2d")
-        window = _twins._bytes_of(root)
+        root, off = _twins.resolve_shared(dst, box_rows * 128, "tma_load_2d")
+        window = _twins.bytes_of(root)
         for r in range(box_rows):
             line = off + 128 * r
             for c in range(8):  # 16-byte chunk c of row r goes to slot c ^ (r % 8): Swizzle<3,4,3>
@@ -427,7 +384,7 @@ def _sim_bindings():
             sim_tensor_map)
 
 
-_impl = _sim_bindings() if _numba_config.ENABLE_CUDASIM else _gpu_bindings()
+_impl = _sim_bindings() if _SIMULATED else _gpu_bindings()
 (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
  mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_try_wait, tma_load_2d,
  sim_tensor_map) = _impl

@@ -13,10 +13,11 @@ offset every lane hands to every ldmatrix) and run by a kernel generated from th
   Swizzle<3,3,3> shared memory filled by 128-bit ``cp.async``, ``ldmatrix.x4`` for both
   operands) recording every warp's A/B fragments and accumulators per k-block.
 
-Register semantics used to build the plans (PTX ISA): ldmatrix lane ``L`` gives the
-address of row ``L % 8`` of matrix ``L // 8``, and register ``i`` receives matrix ``i``;
-an mma A register ``r`` is the 8x8 block at rows ``8*(r % 2)``, columns ``8*(r // 2)``;
-a B register ``r`` is the block of ``k = 8r..8r+7`` for all eight ``n``.
+Register semantics used to build the plans come from the instruction registry: ldmatrix's lane
+rule (:func:`labkit.atoms.instructions.lane_row`: lane ``L`` gives the address of row ``L % 8``
+of matrix ``L // 8``, and register ``i`` receives matrix ``i``) and, per MMA entry, the 8x8 block
+of 16-bit units each A/B register holds (``MmaInstruction.ldmatrix_blocks``, from CuTe's TV
+layout). Operands are staged as 16-bit units, so one plan covers f16/bf16, tf32 and s8.
 
 The kernels are generated as Python source (``kernel_source``), so the same text runs
 on a GPU and under the CUDA simulator; every launch goes through :func:`labkit.cuda.jit`
@@ -42,7 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from labkit.atoms import instructions
+from labkit.atoms import elements, instructions
 from labkit.cuda import ptx
 from labkit.cuda.launch import jit
 from labkit.errors import DeviceError
@@ -103,34 +104,54 @@ class MmaPlan:
     b_offsets: np.ndarray = field(repr=False)
 
     @property
+    def entry(self):
+        """The instruction registry's entry."""
+        return instructions.instruction(self.instruction, "mma")
+
+    @property
+    def ab_type(self) -> str:
+        return self.entry.ab_type
+
+    @property
+    def k16(self) -> int:
+        """K in 16-bit units (the staging and ldmatrix unit): ``k * bits // 16``."""
+        return self.k * self.entry.ab_bits // 16
+
+    @property
     def a_regs(self) -> int:
-        return self.m * self.k // 64
+        return self.entry.registers("A")
 
     @property
     def b_regs(self) -> int:
-        return self.n * self.k // 64
+        return self.entry.registers("B")
 
     @property
     def c_regs(self) -> int:
-        return 2 if self.acc_type == "f16" else 4
+        return self.entry.registers("C")
+
+    def _units(self, bits):
+        """Element bits ``(..., rows, K)`` as ``(..., rows, K16)`` 16-bit units (little-endian:
+        the lower-indexed element in the low bits, as in a register)."""
+        e = elements.element(self.ab_type)
+        x = np.ascontiguousarray(np.asarray(bits).astype(e.dtype))
+        return x.view(np.uint16)
 
     def a_image(self, a_bits) -> np.ndarray:
-        """Shared-memory image ``(..., M*K)`` uint16 of A's bits ``(..., M, K)``."""
-        a = np.asarray(a_bits, np.uint16)
+        """Shared-memory image ``(..., M*K16)`` uint16 of A's element bits ``(..., M, K)``."""
+        a = self._units(a_bits)
         t = a if self.a_major == "k" else np.swapaxes(a, -1, -2)
-        return np.ascontiguousarray(t).reshape(a.shape[:-2] + (self.m * self.k,))
+        return np.ascontiguousarray(t).reshape(a.shape[:-2] + (self.m * self.k16,))
 
     def b_image(self, b_bits) -> np.ndarray:
-        """Shared-memory image ``(..., N*K)`` uint16 of B's bits ``(..., N, K)``."""
-        b = np.asarray(b_bits, np.uint16)
+        """Shared-memory image ``(..., N*K16)`` uint16 of B's element bits ``(..., N, K)``."""
+        b = self._units(b_bits)
         t = b if self.b_major == "k" else np.swapaxes(b, -1, -2)
-        return np.ascontiguousarray(t).reshape(b.shape[:-2] + (self.n * self.k,))
+        return np.ascontiguousarray(t).reshape(b.shape[:-2] + (self.n * self.k16,))
 
 
 def _lane_rows(num):
-    """Lane -> (matrix within the load, row); lanes past 8*num repeat the lower lanes' rows."""
-    lane = np.arange(WARP) % (8 * num)
-    return lane // 8, lane % 8
+    """Lane -> (matrix within the load, row): the registry's ldmatrix lane rule."""
+    return instructions.lane_row(np.arange(WARP), num)
 
 
 def mma_plan(instruction: str, variant: str | None = None, b_variant: str | None = None) -> MmaPlan:
@@ -138,13 +159,15 @@ def mma_plan(instruction: str, variant: str | None = None, b_variant: str | None
     anything else raises :class:`~labkit.errors.InstructionError`).
 
     ``variant`` loads A, ``b_variant`` loads B: ``"x1"``, ``"x2"``, ``"x4"``, optionally
-    ``".trans"`` (the operand is then stored M- or N-major and transposed by ldmatrix).
-    Default: the widest load that one MMA's operand fills (A: x4 for k16, x2 for k8;
-    B: x2 for k16, x1 for k8).
+    ``".trans"`` (the operand is then stored M- or N-major and transposed by ldmatrix; 16-bit
+    elements only). Default: the widest load that one MMA's operand fills (one matrix per
+    register). Which 8x8 block of 16-bit units each register holds is the registry's
+    :meth:`~labkit.atoms.instructions.MmaInstruction.ldmatrix_blocks`.
     """
     ins = instructions.instruction(instruction, "mma")  # unknown: InstructionError
     m, n, k = ins.shape
-    na, nb = ins.a_regs, ins.b_regs
+    k16 = k * ins.ab_bits // 16
+    na, nb = ins.registers("A"), ins.registers("B")
     variant = variant or f"x{na}"
     b_variant = b_variant or f"x{nb}"
     a_num, a_trans = parse_variant(variant, "variant")
@@ -155,17 +178,21 @@ def mma_plan(instruction: str, variant: str | None = None, b_variant: str | None
                 f"{op} of {ins.ptx} has {regs} register(s) per lane, but ldmatrix.x{num} loads {num}: "
                 f"{regs} is not divisible by {num}; use x{regs} or smaller"
             )
+    if (a_trans or b_trans) and ins.ab_bits != 16:
+        raise DeviceError(f"ldmatrix .trans moves 16-bit elements; {ins.ptx} has {ins.ab_bits}-bit "
+                          "A and B, so load them without .trans (K-major)")
     mat, row = _lane_rows(a_num)
+    blocks = ins.ldmatrix_blocks("A")
     a_off = []
     for load in range(na // a_num):
-        r = a_num * load + mat
-        m0, k0 = 8 * (r % 2), 8 * (r // 2)
-        a_off.append(m * (k0 + row) + m0 if a_trans else k * (m0 + row) + k0)
+        m0, k0 = (np.array(v) for v in zip(*(blocks[a_num * load + i] for i in mat)))
+        a_off.append(m * (k0 + row) + m0 if a_trans else k16 * (m0 + row) + k0)
     mat, row = _lane_rows(b_num)
+    blocks = ins.ldmatrix_blocks("B")
     b_off = []
     for load in range(nb // b_num):
-        k0 = 8 * (b_num * load + mat)
-        b_off.append(n * (k0 + row) if b_trans else k * row + k0)
+        n0, k0 = (np.array(v) for v in zip(*(blocks[b_num * load + i] for i in mat)))
+        b_off.append(n * (k0 + row) + n0 if b_trans else k16 * (n0 + row) + k0)
     return MmaPlan(
         ins.name, m, n, k, ins.acc_type, variant, b_variant,
         "m" if a_trans else "k", "n" if b_trans else "k",
@@ -189,7 +216,7 @@ def mma_kernel_source(plan: MmaPlan) -> str:
     na, nb, nc = plan.a_regs, plan.b_regs, plan.c_regs
     a_num, a_trans = parse_variant(plan.a_variant)
     b_num, b_trans = parse_variant(plan.b_variant)
-    sa, sb = plan.m * plan.k, plan.n * plan.k
+    sa, sb = plan.m * plan.k16, plan.n * plan.k16
     lines = [
         "def trace_mma_kernel(sa_img, sb_img, a_off, b_off, c_in, out_a, out_b, out_d, bad):",
         _shared_decl("smem", sa + sb),
@@ -242,40 +269,43 @@ def _build(key, source, name):
 
 def run_mma(plan: MmaPlan, a_bits, b_bits, c_regs) -> dict:
     """Run ``plan`` on ``W`` warps: ``a_bits (W, M, K)``, ``b_bits (W, N, K)`` uint16,
-    ``c_regs (W, 32, C regs)`` uint32 (f32 accumulators as bits).
+    ``c_regs (W, 32, C regs)`` uint32 (f32 accumulators as bits). A and B are the element
+    bits of the entry's type (uint16 for f16/bf16, uint8 for s8, uint32 for tf32).
 
     Returns ``{"A": (W, 32, A regs), "B": (W, 32, B regs), "D": (W, 32, C regs)}`` (uint32)
     and ``"kernel_source"``.
     """
+    ab = elements.element(plan.ab_type)
     a = np.asarray(a_bits)
     b = np.asarray(b_bits)
     c = np.asarray(c_regs)
     W = a.shape[0] if a.ndim == 3 else -1
     checks = (
-        (a, (W, plan.m, plan.k), np.uint16, "a_bits"),
-        (b, (W, plan.n, plan.k), np.uint16, "b_bits"),
+        (a, (W, plan.m, plan.k), ab.dtype, "a_bits"),
+        (b, (W, plan.n, plan.k), ab.dtype, "b_bits"),
         (c, (W, WARP, plan.c_regs), np.uint32, "c_regs"),
     )
     for arr, shape, dtype, name in checks:
         if arr.shape != shape or W < 1:
             raise DeviceError(f"run_mma: {name} must have shape {shape} with W >= 1 warps; got {arr.shape}")
         if arr.dtype != dtype:
-            raise DeviceError(f"run_mma: {name} must be {np.dtype(dtype).name} bits; got {arr.dtype}")
+            raise DeviceError(f"run_mma: {name} must be {np.dtype(dtype).name} bits of {plan.ab_type if name != 'c_regs' else 'C'}; got {arr.dtype}")
     source = mma_kernel_source(plan)
     key = ("mma", plan.instruction, plan.a_variant, plan.b_variant, ptx.SIMULATED)
     kernel = _build(key, source, "trace_mma_kernel")
     kernel.check()
-    f32 = plan.acc_type == "f32"
-    c_in = c.view(np.float32) if f32 else c
+    kind = elements.register_kind(plan.acc_type)     # how the kernel holds C/D: f32, s32 or u32
+    reg_dtype = {"f32": np.float32, "s32": np.int32, "u32": np.uint32}[kind]
+    c_in = c.view(reg_dtype)
     out_a = np.zeros((W, WARP, plan.a_regs), np.uint32)
     out_b = np.zeros((W, WARP, plan.b_regs), np.uint32)
-    out_d = np.zeros((W, WARP, plan.c_regs), np.float32 if f32 else np.uint32)
+    out_d = np.zeros((W, WARP, plan.c_regs), reg_dtype)
     bad = np.zeros(1, np.int32)
     _launch(kernel, W, WARP, plan.a_image(a), plan.b_image(b), plan.a_offsets, plan.b_offsets,
             np.ascontiguousarray(c_in), out_a, out_b, out_d, bad)
     if bad[0]:
         raise DeviceError("run_mma: the shared array was not 16-byte aligned on this device")
-    return {"A": out_a, "B": out_b, "D": out_d.view(np.uint32) if f32 else out_d, "kernel_source": source}
+    return {"A": out_a, "B": out_b, "D": out_d.view(np.uint32), "kernel_source": source}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -395,14 +425,16 @@ def cta_plan() -> CtaPlan:
     cp_dst = table[rows, cols].astype(np.int32)
     warps = np.arange(4)
     wm, wn = warps % 2, warps // 2
-    lane = np.arange(WARP)
+    mat, row = instructions.lane_row(np.arange(WARP), 4)          # the registry's ldmatrix lane rule
+    mma = instructions.instruction("mma_m16n8k16_f16f16f16f16", "mma")
+    a_blk = np.array(mma.ldmatrix_blocks("A"))                   # matrix i -> register a_i's block
+    b_blk = np.array(mma.ldmatrix_blocks("B"))                   # x4 = two n8 atoms' b0, b1
     kb = np.arange(bk // 16)[:, None, None, None]
     idx = np.arange(4)[None, None, :, None]
-    a_row = 32 * idx + 16 * wm[None, :, None, None] + lane % 16
-    a_col = 16 * kb + 8 * (lane // 16)
-    mat = lane // 8
-    b_row = 16 * (2 * idx + mat // 2) + 8 * wn[None, :, None, None] + lane % 8
-    b_col = 16 * kb + 8 * (mat % 2)
+    a_row = 32 * idx + 16 * wm[None, :, None, None] + a_blk[mat, 0] + row
+    a_col = 16 * kb + a_blk[mat, 1]
+    b_row = 16 * (2 * idx + mat // 2) + 8 * wn[None, :, None, None] + b_blk[mat % 2, 0] + row
+    b_col = 16 * kb + b_blk[mat % 2, 1]
     a_row, a_col = np.broadcast_arrays(a_row, a_col)
     b_row, b_col = np.broadcast_arrays(b_row, b_col)
     return CtaPlan(

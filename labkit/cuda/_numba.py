@@ -1,0 +1,170 @@
+"""The one boundary between labkit and numba / numba-cuda: every name labkit needs beyond
+``numba.cuda.jit``, ``cuda.shared/local.array``, ``cuda.threadIdx`` and friends comes from here.
+
+numba-cuda's own extending API is used where it has one (``numba.cuda.extending.intrinsic``,
+``numba.cuda.types``, ``numba.cuda.cgutils``, ``numba.cuda.core.errors``); the rest are the few
+internals labkit genuinely needs, each named once below: the simulator switch, the simulator's
+shared-array allocator (:mod:`labkit.cuda._cudasim` fixes a race in it), the driver's version.
+Every name is resolved when this module is imported; when numba-cuda moved one, the import fails
+with :class:`NumbaBoundaryError` naming the installed numba-cuda version, the missing name and the
+version labkit was written against, instead of a traceback deep inside a kernel compile.
+
+``SIMULATED`` is the one answer to "is numba's CUDA simulator on?" (``NUMBA_ENABLE_CUDASIM=1``
+set before numba was imported); :mod:`labkit.cuda`, :mod:`labkit.cuda.ptx` and
+:mod:`labkit.cuda.probe` re-export this constant.
+
+>>> from labkit.cuda import _numba
+>>> _numba.SIMULATED in (True, False), _numba.WRITTEN_FOR
+(True, '0.30')
+>>> _numba.resolve("numba.cuda.no_such_module", "thing")
+Traceback (most recent call last):
+  ...
+labkit.cuda._numba.NumbaBoundaryError: numba-cuda ... has no numba.cuda.no_such_module.thing (labkit's numba boundary, labkit.cuda._numba, was written for numba-cuda 0.30); pin numba-cuda to 0.30.x or update labkit.cuda._numba
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata as _md
+
+from labkit.errors import DeviceError
+
+__all__ = ["NumbaBoundaryError", "WRITTEN_FOR", "NUMBA_CUDA_VERSION", "SIMULATED", "resolve",
+           "intrinsic", "intrinsic_prefer_literal", "types", "TypingError", "cgutils_get_item_pointer", "cgutils_unpack_tuple",
+           "ir", "simulator_shared_class", "simulator_thread", "simulator_aborted", "simulator_array", "as_dtype", "NumbaType", "driver_version",
+           "element_pointer_as_int", "index_values", "inline_asm"]
+
+WRITTEN_FOR = "0.30"
+"""The numba-cuda release series this boundary was written and tested against."""
+
+
+def _version(dist):
+    try:
+        return _md.version(dist)
+    except _md.PackageNotFoundError:
+        return "(not installed)"
+
+
+NUMBA_CUDA_VERSION = _version("numba-cuda")
+"""The installed numba-cuda version."""
+
+
+class NumbaBoundaryError(DeviceError, ImportError):
+    """A name labkit takes from numba-cuda is not where this numba-cuda version keeps it."""
+
+
+def resolve(module: str, name: str):
+    """``module.name``, or :class:`NumbaBoundaryError` naming the numba-cuda version."""
+    try:
+        return getattr(importlib.import_module(module), name)
+    except (ImportError, AttributeError):
+        raise NumbaBoundaryError(
+            f"numba-cuda {NUMBA_CUDA_VERSION} has no {module}.{name} (labkit's numba boundary, "
+            f"labkit.cuda._numba, was written for numba-cuda {WRITTEN_FOR}); pin numba-cuda to "
+            f"{WRITTEN_FOR}.x or update labkit.cuda._numba") from None
+
+
+# --- the simulator switch (numba-cuda reads NUMBA_ENABLE_CUDASIM once, at import) ---------------
+SIMULATED: bool = bool(resolve("numba.cuda.core.config", "ENABLE_CUDASIM"))
+"""True when numba's CUDA simulator is on: ``labkit.cuda.ptx`` names are then Python twins."""
+
+# --- numba-cuda's extending API (typing and lowering of the PTX intrinsics) ---------------------
+intrinsic = resolve("numba.cuda.extending", "intrinsic")
+_intrinsic_with_options = resolve("numba.cuda.extending", "_intrinsic")
+
+
+def intrinsic_prefer_literal(func):
+    """``@intrinsic`` typed with literal arguments first (an immediate operand such as the ``n``
+    of ``cp.async.wait_group n``); numba-cuda's ``intrinsic`` takes no options, its
+    ``_intrinsic(target="cuda", prefer_literal=True)`` does."""
+    return _intrinsic_with_options(target="cuda", prefer_literal=True)(func)
+types = resolve("numba.cuda", "types")
+for _name in ("Array", "BaseTuple", "Integer", "IntegerLiteral", "Float", "UniTuple", "uint32", "int32",
+              "uint64", "float32", "intp", "void"):
+    resolve("numba.cuda.types", _name)
+TypingError = resolve("numba.cuda.core.errors", "TypingError")
+cgutils_get_item_pointer = resolve("numba.cuda.cgutils", "get_item_pointer")
+cgutils_unpack_tuple = resolve("numba.cuda.cgutils", "unpack_tuple")
+ir = importlib.import_module("llvmlite.ir")
+
+# --- simulator internals (labkit.cuda._cudasim) -------------------------------------------------
+simulator_shared_class = resolve("numba.cuda.simulator.kernelapi", "FakeCUDAShared")
+as_dtype = resolve("numba.cuda.np.numpy_support", "as_dtype")
+NumbaType = resolve("numba.cuda.types", "Type")
+if not callable(getattr(simulator_shared_class, "array", None)):
+    raise NumbaBoundaryError(f"numba-cuda {NUMBA_CUDA_VERSION}: the simulator's FakeCUDAShared has no "
+                             f"array() (labkit.cuda._numba was written for numba-cuda {WRITTEN_FOR})")
+
+
+def simulator_thread():
+    """``(thread, block, thread index in the block, threads in the block)`` of the calling
+    simulated CUDA thread, or None outside a simulated kernel. The simulator runs a thread as a
+    ``threading.Thread`` carrying ``_manager`` (its block, with ``_block_dim``) and ``thread_id``."""
+    import threading
+
+    import numpy as np
+
+    t = threading.current_thread()
+    manager = getattr(t, "_manager", None)
+    if manager is None:
+        return None
+    try:
+        return t, manager, int(t.thread_id), int(np.prod(manager._block_dim))
+    except AttributeError:
+        raise NumbaBoundaryError(f"numba-cuda {NUMBA_CUDA_VERSION}: a simulated thread no longer carries "
+                                 f"thread_id / _manager._block_dim (labkit.cuda._numba was written for "
+                                 f"numba-cuda {WRITTEN_FOR})") from None
+
+
+def simulator_aborted(thread) -> bool:
+    """True when the simulator has told ``thread``'s block to stop (another thread raised)."""
+    return bool(getattr(thread, "abort", False))
+
+
+def simulator_array(arr):
+    """The numpy array behind a simulator array wrapper (kernel arguments are wrapped in
+    ``FakeCUDAArray``/``FakeWithinKernelCUDAArray``, which keep it as ``_ary`` / ``_item``);
+    anything else is returned as is."""
+    import numpy as np
+
+    for _ in range(4):
+        if isinstance(arr, np.ndarray):
+            break
+        inner = arr.__dict__.get("_item") if hasattr(arr, "__dict__") else None
+        if inner is None:
+            inner = getattr(arr, "_ary", None)
+        if inner is None:
+            break
+        arr = inner
+    return arr
+
+
+def driver_version():
+    """``(major, minor)`` of the CUDA driver API numba talks to (GPU only)."""
+    return tuple(resolve("numba.cuda.cudadrv.driver", "driver").get_version())
+
+
+# --- lowering helpers every intrinsic shares ----------------------------------------------------
+_i64 = ir.IntType(64)
+
+
+def index_values(context, builder, idxty, idx):
+    """An index operand (an integer, or a tuple of them) as a list of intp values."""
+    if isinstance(idxty, types.BaseTuple):
+        items = cgutils_unpack_tuple(builder, idx, len(idxty))
+        return [context.cast(builder, v, t, types.intp) for v, t in zip(items, idxty)]
+    return [context.cast(builder, idx, idxty, types.intp)]
+
+
+def element_pointer_as_int(context, builder, aryty, ary_val, idxty, idx_val):
+    """The address of ``ary[idx]`` as a 64-bit integer (no wraparound of negative indices)."""
+    ary = context.make_array(aryty)(context, builder, ary_val)
+    ptr = cgutils_get_item_pointer(context, builder, aryty, ary,
+                                   index_values(context, builder, idxty, idx_val), wraparound=False)
+    return builder.ptrtoint(ptr, _i64)
+
+
+def inline_asm(builder, ret, args, text, constraints, values, side_effect=True):
+    """Call inline PTX ``text``: ``ret`` and ``args`` are llvmlite types, ``values`` the operands."""
+    asm = ir.InlineAsm(ir.FunctionType(ret, list(args)), text, constraints, side_effect=side_effect)
+    return builder.call(asm, list(values))
