@@ -374,11 +374,14 @@ def test_statements_give_each_cute_partition_its_lines():
     mi, ni = cfg.atoms
     assert select(stmts, "gemm", phase="mainloop")[0][0] == mi * ni * cfg.bk // 16
     assert [t.split(" = ")[0] for _, t in select(stmts, "tCgC")] == ["erow", "ecol", "ebase"]
-    with pytest.raises(DeviceError, match="phase: must be one of"):
-        from labkit.cuda.kernels.gemm_statements import Writer
+    from labkit.cuda.kernels.gemm_statements import CONCEPTS, Writer
 
+    assert {st.cute for st in stmts} - {None} <= set(CONCEPTS)
+    with pytest.raises(DeviceError, match="phase: must be one of"):
         with Writer().in_phase("teardown"):
             pass
+    with pytest.raises(DeviceError, match="not one of gemm_statements.CONCEPTS"):
+        Writer().code("x = 1", cute="tZgZ")
 
 
 # ---------------------------------------------------------------------------------------------

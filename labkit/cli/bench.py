@@ -90,11 +90,10 @@ def _header(backend):
 
     dev = cuda.get_current_device()
     try:
-        from numba.cuda.cudadrv.driver import driver
+        from labkit.cuda import _numba
 
-        drv = driver.get_version()
-        drv = f"{drv[0]}.{drv[1]}" if isinstance(drv, tuple) else str(drv)
-    except Exception:
+        drv = ".".join(str(v) for v in _numba.driver_version())
+    except Exception:  # the header says "?" rather than stop the benchmark
         drv = "?"
     name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
     try:

@@ -33,6 +33,7 @@ columns below 0 are zero-filled (``cp.async`` with a source size of 0).
 
 from __future__ import annotations
 
+from labkit.atoms.instructions import instruction, require_sm
 from labkit.cuda.kernels.gemm_config import check_sm
 from labkit.cuda.kernels.gemm_layout import lane_expr, ldmatrix_lanes, offset_function
 from labkit.cuda.kernels.gemm_statements import Writer, render
@@ -40,10 +41,11 @@ from labkit.errors import DeviceError
 
 __all__ = ["INTRINSICS", "TYPES", "mma_name", "statements", "kernel_source"]
 
-#: every intrinsic a generated kernel calls -> the PTX instruction it issues
-#: (``labkit.cuda.ptx`` / ``gemm_ptx`` define them; ``cuda.syncthreads`` is numba's)
+#: every intrinsic a generated kernel calls -> the PTX instruction it issues, as counted: a prefix
+#: of the instruction's PTX in the registry (``labkit.atoms.instructions``, which also gives its
+#: minimum SM); ``cuda.syncthreads`` is numba's ``bar.sync``
 INTRINSICS = {
-    "smem_addr": "cvta.shared",
+    "smem_addr": "cvta.to.shared",
     "ldmatrix_x4": "ldmatrix",
     "mma_m16n8k16_f32f16f16f32": "mma",
     "mma_m16n8k16_f16f16f16f16": "mma",
@@ -67,6 +69,16 @@ INTRINSICS = {
 }
 #: the scalar types a generated kernel converts to (numba's, by these names)
 TYPES = ("uint16", "uint32", "int32", "float32")
+_BARRIER = "cuda.syncthreads"
+
+
+def _check_against_registry():
+    for name, op in INTRINSICS.items():
+        if name != _BARRIER and not instruction(name).ptx.startswith(op):
+            raise DeviceError(f"INTRINSICS: {name} counts as {op!r}, but the registry's PTX is {instruction(name).ptx!r}")
+
+
+_check_against_registry()
 
 
 def mma_name(acc, sm):
@@ -86,7 +98,7 @@ class _Kernel(Writer):
         self.code(text, call=call, op=INTRINSICS[call], **tags)
 
     def sync(self, comment="", **tags):
-        self.call("cuda.syncthreads()" + (f"  # {comment}" if comment else ""), "cuda.syncthreads", **tags)
+        self.call("cuda.syncthreads()" + (f"  # {comment}" if comment else ""), _BARRIER, **tags)
 
 
 def statements(cfg, acc, sm, name="gemm_tc", static_smem=False):
@@ -269,6 +281,8 @@ def statements(cfg, acc, sm, name="gemm_tc", static_smem=False):
         _cp_async_pipeline(w, stages, SB, bk, KK, dbuf, copy_tile, load_frags, mmas)
     with w.in_phase("epilogue"):
         _epilogue(w, acc, MI, NI, wtm, wtn)
+    for call in sorted({s.call for s in w.statements if s.call and s.call != _BARRIER}):
+        require_sm(call, sm)  # the registry's minimum SM of every instruction the kernel issues
     return w.statements
 
 

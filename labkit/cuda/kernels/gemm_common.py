@@ -221,12 +221,16 @@ def set_dynamic_shared(dispatcher, nbytes):
     allows stay resident on a multiprocessor. The simulator has no such limits.
     The handle comes through numba-cuda's public API: each compiled overload's ``library``
     property and its ``get_cufunc()`` (numba-cuda 0.30.4 has no launch option for the
-    attribute itself).
+    attribute itself); the driver through labkit's numba boundary (``labkit.cuda._numba``).
     """
     if simulated():
         return
     from numba import cuda
-    from numba.cuda.cudadrv.driver import binding, driver
+
+    from labkit.cuda import _numba
+
+    binding = _numba.resolve("numba.cuda.cudadrv.driver", "binding")
+    driver = _numba.resolve("numba.cuda.cudadrv.driver", "driver")
 
     dev = cuda.get_current_device()
     limit = dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN

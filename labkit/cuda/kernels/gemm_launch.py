@@ -22,7 +22,7 @@ import numba
 import numpy as np
 from numba import cuda
 
-from labkit.cuda import ptx
+from labkit.cuda import _numba, ptx
 from labkit.cuda.kernels import gemm_ptx
 from labkit.cuda.kernels.gemm_codegen import INTRINSICS, TYPES, kernel_source, statements
 from labkit.cuda.kernels.gemm_common import ceil_div, check_operands, set_dynamic_shared
@@ -51,7 +51,7 @@ def namespace(cfg):
     ``min``/``max`` and the compiled ``smem_offset`` of its shared-memory layout."""
     scope = {"cuda": cuda, "min": min, "max": max,
              "smem_offset": _jit_offset(offset_function(cfg.smem_kind, cfg.bk))}
-    scope.update({t: getattr(numba, t) for t in TYPES})
+    scope.update({t: getattr(_numba.types, t) for t in TYPES})
     for name in INTRINSICS:
         if "." not in name:
             scope[name] = getattr(gemm_ptx if name in gemm_ptx.__all__ else ptx, name)

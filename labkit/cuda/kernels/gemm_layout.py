@@ -24,7 +24,7 @@ import functools
 
 from labkit import layout as lk
 from labkit.atoms import mma_atom
-from labkit.atoms.instructions import instruction
+from labkit.atoms.instructions import lane_row
 from labkit.errors import DeviceError
 
 __all__ = [
@@ -167,8 +167,8 @@ def swizzled_offset(r, k, bk):
 def ldmatrix_lanes(operand):
     """``(row, column)`` strides of the address each lane gives one ``ldmatrix.x4`` of an operand.
 
-    From the registry and CuTe's atoms: in ``ldmatrix.x4`` (its source TV layout
-    ``(32,128):(128,1)``) lane t gives row ``t % 8`` of matrix ``t // 8``; the matrix is the
+    From the registry and CuTe's atoms: in ``ldmatrix.x4`` lane t gives row ``t % 8`` of matrix
+    ``t // 8`` (the registry's lane -> row rule, ``instructions.lane_row``); the matrix is the
     fragment register ``j`` of ``SM80_16x8x16``'s A (B: of two neighbouring n8 atoms, registers
     0-1 then 2-3), whose origin is the atom's TV coordinate of (thread 0, value 2j). Returned as
     the strides of lane ``(8,2,2)`` for the row and the column, checked on all 32 lanes.
@@ -176,8 +176,8 @@ def ldmatrix_lanes(operand):
     >>> ldmatrix_lanes("A"), ldmatrix_lanes("B")
     (((1, 8, 0), (0, 0, 8)), ((1, 0, 8), (0, 8, 0)))
     """
-    ld = instruction("ldmatrix_x4", "ldmatrix")
-    src = lk.parse_layout(ld.src_bits)
+    if operand not in ("A", "B"):
+        raise DeviceError(f"operand: must be 'A' or 'B', got {operand!r}")
     atom = mma_atom("SM80_16x8x16_F32F16F16F32_TN")
 
     def origin(j):
@@ -187,9 +187,9 @@ def ldmatrix_lanes(operand):
         return 8 * (j // 2) + n, k
 
     def lane_rc(t):
-        row = int(src(t, 0)) // 128  # the 128-bit row lane t addresses
-        r0, c0 = origin(row // 8)
-        return r0 + row % 8, c0
+        matrix, row = lane_row(t, 4)
+        r0, c0 = origin(matrix)
+        return r0 + row, c0
 
     base = [lane_rc(t) for t in (1, 8, 16)]
     rows, cols = tuple(b[0] for b in base), tuple(b[1] for b in base)

@@ -12,8 +12,9 @@ not arithmetic, sets its speed.
 
 import functools
 
-import numba
 from numba import cuda
+
+from labkit.cuda import _numba
 
 from labkit.cuda.kernels.gemm_common import check_operands, grid_2d
 
@@ -28,7 +29,7 @@ RULES = dict(min_sm=53, k_multiple=1, align_bytes=2)
 
 @functools.lru_cache(maxsize=None)
 def _kernel(acc):
-    acc_t = numba.types.float32 if acc == "f32" else numba.types.float16
+    acc_t = _numba.types.float32 if acc == "f32" else _numba.types.float16
 
     @cuda.jit(fastmath=False)
     def gemm_naive(A, B, C):

@@ -25,6 +25,7 @@ import tempfile
 from numba import cuda
 
 from labkit.atoms.sm_limits import occupancy
+from labkit.cuda import _numba
 from labkit.cuda.kernels.gemm_codegen import kernel_source
 from labkit.cuda.kernels.gemm_config import check_sm
 from labkit.cuda.kernels.gemm_launch import build_kernel, namespace
@@ -82,7 +83,7 @@ def hmma_per_ktile(cfg, sm):
 
 
 def _signature(acc, cfg=None):
-    from numba import types  # numba's public type objects (the kernel's compile signature)
+    types = _numba.types  # numba-cuda's type objects, through labkit's numba boundary
 
     c = types.float32 if acc == "f32" else types.uint16
 

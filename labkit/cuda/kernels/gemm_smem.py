@@ -14,8 +14,9 @@ Out-of-range rows and columns are filled with zeros, so any M, N, K works.
 
 import functools
 
-import numba
 from numba import cuda
+
+from labkit.cuda import _numba
 
 from labkit.cuda.kernels.gemm_common import check_operands, grid_2d
 
@@ -29,7 +30,7 @@ RULES = dict(min_sm=53, k_multiple=1, align_bytes=2)
 
 @functools.lru_cache(maxsize=None)
 def _kernel(acc):
-    acc_t = numba.types.float32 if acc == "f32" else numba.types.float16
+    acc_t = _numba.types.float32 if acc == "f32" else _numba.types.float16
     BM, BN, BK = TILE
     TX = 16  # threads along N (and along M)
     RM = BM // TX  # 4 rows of C per thread

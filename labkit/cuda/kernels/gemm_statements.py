@@ -3,8 +3,8 @@
 Each :class:`Statement` is one line of a generated kernel with what the generator knows about
 it: its ``kind`` (a comment, plain code, or the header of a block), the ``call`` it makes (an
 intrinsic of ``gemm_codegen.INTRINSICS``) and so the PTX instruction it issues (``op``), the
-CuTe concept it implements (``cute``: ``"gA"``, ``"tAgA"``, ``"copy"``, ``"gemm"``, ... the
-names of CuTe's tutorials), the part of the kernel it sits in (``phase``), and ``repeat``, a key
+CuTe concept it implements (``cute``: one of :data:`CONCEPTS`, ``"gA"``, ``"tAgA"``, ``"copy"``,
+``"gemm"``, ... the names of CuTe's tutorials), the part of the kernel it sits in (``phase``), and ``repeat``, a key
 shared by the statements one loop of the generator writes (so a listing can say ``8 x``).
 The source (:func:`render`), the instruction counts (``labkit.lab.kernel_source``) and the CuTe
 side-by-side page (``labkit.lab.ladder_cute``) are all read from these fields.
@@ -31,13 +31,32 @@ from dataclasses import dataclass
 
 from labkit.errors import DeviceError
 
-__all__ = ["KINDS", "PHASES", "Statement", "Writer", "render", "select"]
+__all__ = ["KINDS", "PHASES", "CONCEPTS", "Statement", "Writer", "render", "select"]
 
 #: what a statement is
 KINDS = ("def", "doc", "comment", "code", "block")
 #: where it sits: before the first k-tile is requested, filling the pipeline, the k-tile loop,
 #: writing C
 PHASES = ("setup", "prologue", "mainloop", "epilogue")
+#: the CuTe concepts a statement can implement, by their names in CuTe's GEMM tutorials
+CONCEPTS = {
+    "gA": "local_tile of A: the block's rows of A", "gB": "local_tile of B: the block's rows of B",
+    "sA": "the shared-memory tensors (sA, sB) and their base address",
+    "tAgA": "TiledCopy partition_S of gA: this thread's copy sources in A", "tBgB": "the same for B",
+    "tAsA": "TiledCopy partition_D of sA: this thread's copy destinations", "tBsB": "the same for B",
+    "copy": "copy(tiled_copy, ...): the global -> shared copy of a k-tile",
+    "cp_async_fence": "cp_async_fence(): close a group of copies",
+    "cp_async_wait": "cp_async_wait<N>() and the barrier after it",
+    "mbarrier": "the TMA pipeline's mbarriers: their set-up, arming and phases",
+    "wait_stage": "waiting until a stage's k-tile has landed (TMA)",
+    "k_tile": "the k-tile loop and its counters", "k_pipe": "k_pipe_read / k_pipe_write: the ring of stages",
+    "tXsA": "s2r TiledCopy partition_S of sA: this lane's ldmatrix rows", "tXsB": "the same for B",
+    "s2r_copy": "copy(s2r_atom, tXsA(_,_,k_block), tXrA(_,_,k_block)): ldmatrix into fragments",
+    "tCrC": "make_fragment_C: the accumulators",
+    "gemm": "gemm(tiled_mma, tCrA, tCrB, tCrC): the MMAs of a k-block",
+    "tCgC": "partition_C of gC: this thread's elements of C", "axpby": "axpby: writing the accumulators to C",
+    "residue": "predicates and clamps for the edges of the problem (CuTe's residue handling)",
+}
 
 
 @dataclass(frozen=True)
@@ -72,10 +91,13 @@ class Writer:
     def _add(self, text, kind, call=None, op=None, cute=None, repeat=None, defines=()):
         if kind not in KINDS:
             raise DeviceError(f"kind: must be one of {KINDS}, got {kind!r}")
+        cute = cute if cute is not None else self.cute
+        if cute is not None and cute not in CONCEPTS:
+            raise DeviceError(f"cute: {cute!r} is not one of gemm_statements.CONCEPTS")
         if (call is None) != (op is None):
             raise DeviceError(f"statement {text!r}: a call and the instruction it issues go together")
-        self.statements.append(Statement(text, self.depth, kind, call, op, cute if cute is not None else self.cute,
-                                         self.phase, repeat, tuple(defines)))
+        self.statements.append(Statement(text, self.depth, kind, call, op, cute, self.phase, repeat,
+                                         tuple(defines)))
 
     def header(self, text):
         """The kernel's ``def`` line (depth 0)."""
@@ -112,6 +134,8 @@ class Writer:
     @contextlib.contextmanager
     def concept(self, cute):
         """Statements written inside implement CuTe concept ``cute`` (unless they say otherwise)."""
+        if cute not in CONCEPTS:
+            raise DeviceError(f"cute: {cute!r} is not one of gemm_statements.CONCEPTS")
         old, self.cute = self.cute, cute
         try:
             yield
