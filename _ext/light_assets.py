@@ -78,8 +78,12 @@ def _unescape_css(value: str) -> list[int]:
 
 def subset_font(path: Path, codepoints: set[int]) -> bytes:
     """A WOFF font holding only ``codepoints`` of the font at ``path``."""
+    import logging
+
     from fontTools import subset
     from fontTools.ttLib import TTFont
+
+    logging.getLogger("fontTools").setLevel(logging.WARNING)
 
     options = subset.Options()
     options.flavor = "woff"

@@ -458,6 +458,8 @@ def _section(name: str, path: str, node) -> list:
             if isinstance(v, (dict, list)):
                 out += _section(name, f"{path}.{k}", v)
         return out
+    if isinstance(node, list) and any(isinstance(v, (dict, list)) for v in node):
+        return [part for label, v in zip(_labels(node), node) for part in _section(name, f"{path}.{label}", v)]
     if isinstance(node, list):
         cells = [_cell(name, f"{path}.{i}", v, None) for i, v in enumerate(node)]
         return [(f"\n{path}: " + ", ".join(t for t, _ in cells), head + "<p>" + ", ".join(h for _, h in cells) + "</p>")]
