@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+import json
 import posixpath
 import re
 from pathlib import Path
@@ -150,10 +151,33 @@ def _write_bundle(static: Path, kind: str, text: str) -> str:
     return name
 
 
-def rewrite_page(page: Path, outdir: Path, bundles: dict, used_classes: set[str]) -> None:
-    """Rewrite one HTML page in place (``bundles`` caches the bundle of each asset list)."""
+def _bundle(static: Path, outdir: Path, key: tuple, bundles: dict, used_classes: set[str]) -> str:
+    """The bundle file of ``key`` (``("css" | "js", files)``), made once per build."""
+    if key not in bundles:
+        kind, files = key
+        if kind == "css":
+            seen: set = set()
+            text = "\n".join(_css_text(Path(p), static, seen) for p in files)
+            bundles[key] = _write_bundle(static, "css", '@charset "UTF-8";\n' + subset_icons(text, static, used_classes))
+        else:
+            parts = [f"/* {p} */\n;{(outdir / p).read_text(encoding='utf-8')}\n" for p in files]
+            bundles[key] = _write_bundle(static, "js", "/* Layout Lab: the site's scripts, in page order */\n;\n"
+                                         + "".join(parts))
+    return bundles[key]
+
+
+def rewrite_page(page: Path, outdir: Path, bundles: dict, used_classes: set[str], manifest: dict) -> None:
+    """Rewrite one HTML page in place (``bundles`` caches the bundle of each list of files;
+    ``manifest`` names the list of files of each bundle an earlier build made)."""
     html = page.read_text(encoding="utf-8")
     static = outdir / "_static"
+    if "/_static/site-" in html:
+        # written by an earlier build (Sphinx rewrites only the pages whose source changed): point
+        # it at the bundles made now from the same lists of files
+        for name, key in manifest.items():
+            html = html.replace(f"/_static/{name}", f"/_static/{_bundle(static, outdir, key, bundles, used_classes)}")
+        page.write_text(html, encoding="utf-8")
+        return
     rel_root = posixpath.relpath(outdir.as_posix(), page.parent.as_posix())
     is_search = page.name == "search.html" and page.parent == outdir
 
@@ -165,14 +189,10 @@ def rewrite_page(page: Path, outdir: Path, bundles: dict, used_classes: set[str]
         if p.parts[0] == "_static" and p.name not in DROP_CSS:
             css_paths.append(Path(*p.parts[1:]))
     if links:
-        key = ("css", tuple(css_paths))
-        if key not in bundles:
-            seen: set = set()
-            text = "\n".join(_css_text(p, static, seen) for p in css_paths)
-            text = subset_icons(text, static, used_classes)
-            bundles[key] = _write_bundle(static, "css", '@charset "UTF-8";\n' + text)
+        key = ("css", tuple(p.as_posix() for p in css_paths))
+        name = _bundle(static, outdir, key, bundles, used_classes)
         first = links[0]
-        tag = f'<link rel="stylesheet" href="{rel_root}/_static/{bundles[key]}" />'
+        tag = f'<link rel="stylesheet" href="{rel_root}/_static/{name}" />'
         html = html[:first.start()] + tag + "".join(
             html[a.end():b.start()] for a, b in zip(links, links[1:])) + html[links[-1].end():]
 
@@ -202,12 +222,8 @@ def rewrite_page(page: Path, outdir: Path, bundles: dict, used_classes: set[str]
         out.append("")
     out.append(html[last:])
     if bundle:
-        key = ("js", tuple(bundle))
-        if key not in bundles:
-            parts = [f"/* {p.as_posix()} */\n;{(outdir / p).read_text(encoding='utf-8')}\n" for p in bundle]
-            bundles[key] = _write_bundle(static, "js", "/* Layout Lab: the site's scripts, in page order */\n;\n"
-                                         + "".join(parts))
-        out[anchor] = f'<script defer src="{rel_root}/_static/{bundles[key]}"></script>'
+        name = _bundle(static, outdir, ("js", tuple(p.as_posix() for p in bundle)), bundles, used_classes)
+        out[anchor] = f'<script defer src="{rel_root}/_static/{name}"></script>'
     page.write_text("".join(out), encoding="utf-8")
 
 
@@ -230,11 +246,17 @@ def _finished(app, exc):
     outdir = Path(app.outdir)
     pages = site_pages(outdir)
     used = used_icon_classes(pages)
-    for old in (outdir / "_static").glob("site-*.*"):
-        old.unlink()
+    static = outdir / "_static"
+    listing = static / "site-bundles.json"
+    manifest = {name: (kind, tuple(files)) for name, (kind, files) in
+                (json.loads(listing.read_text()) if listing.is_file() else {}).items()}
     bundles: dict = {}
     for page in pages:
-        rewrite_page(page, outdir, bundles, used)
+        rewrite_page(page, outdir, bundles, used, manifest)
+    listing.write_text(json.dumps({name: [kind, list(files)] for (kind, files), name in bundles.items()}, indent=1))
+    for old in static.glob("site-*.*"):
+        if old.name not in bundles.values() and old != listing:
+            old.unlink()
 
 
 def setup(app):
