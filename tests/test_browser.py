@@ -9,8 +9,12 @@ Expected values come from the seeds (001: element (5,3) -> lane 21, slot 1; lane
 4*row + col//2; SFA[64,2] -> TLane 0/32/64/96, TCol 2, byte 2; element (1,2,3) of the mesh ->
 devices (0,1) and (1,1), offset 19; a column of sectors is read in 8 cycles row-major, one row
 per cycle, and in 1 cycle swizzled), from the issue's limits (text >= 10 px at 1366 px, tap
-targets >= 24 px, pages no wider than the screen, <= 700 KB a page, <= 12 MB in all) and from
-the themes' markup (the ☰ and contents buttons open ``<dialog>`` elements).
+targets >= 24 px, pages no wider than the screen, <= 700 KB a page, <= 12 MB in all; a first view
+of any page <= 1.2 MB in <= 20 requests at 1366 and 390 px) and from the themes' markup (the ☰ and
+contents buttons open ``<dialog>`` elements). The built pages are also read as HTML: every measured
+figure a page cites is on the Measurements page with the same value, every "chapter N" is a link
+that carries the chapter's title, labs and exercises link their chapters and each other, and no
+glue/myst_nb code is shown.
 """
 
 from __future__ import annotations
@@ -484,34 +488,31 @@ def visited(browser, book_url):
             colab[path] = page.eval_on_selector_all("a[href*='colab.research.google.com']",
                                                     "as => as.map(a => a.href)")
             if page.locator("span.math, div.math").count():
-                page.wait_for_selector("mjx-container", timeout=15000)
-                page.wait_for_load_state("networkidle")
-                math[path] = True
+                math[path] = page.evaluate("""() => [...document.querySelectorAll('span.math, div.math')]
+                    .map(e => [!!e.querySelector('math'), e.textContent.includes('\\\\(') ||
+                               e.textContent.includes('\\\\['), e.getBoundingClientRect().width])""")
         icons = {path: href and tab.page.request.get(href).status for path, href in icons.items()}
         yield tab.errors, tab.requests, tab.failed, math, icons, colab
     finally:
         tab.close()
 
 
-def test_every_page_loads_cleanly_and_typesets_its_math(visited):
+def test_every_page_loads_cleanly_and_shows_its_math_as_mathml(visited):
     errors, requests, failed, math, *_ = visited
     assert errors == [] and failed == []
-    assert math                                        # the pages with formulas typeset them
+    # the pages with formulas show every one as rendered MathML, no TeX left for a script
+    assert len(math) >= 5
+    for path, formulas in math.items():
+        assert formulas and all(mathml and not tex and width > 0 for mathml, tex, width in formulas), path
     # the book is served from 127.0.0.1 only: nothing comes from the network
     assert all(u.startswith("http://127.0.0.1") or u.startswith("data:") for u in requests)
 
 
-def test_the_book_ships_only_the_mathjax_it_loads(visited, html_dir):
+def test_no_page_loads_mathjax_or_fontawesome_js(visited, html_dir):
     requests = visited[1]
-    root = html_dir / "_static" / "mathjax"
-    shipped = {p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file()}
-    loaded = {u.split("/_static/mathjax/", 1)[1].split("?")[0] for u in requests if "/_static/mathjax/" in u}
-    assert loaded and loaded <= shipped
-    scripts = {p for p in shipped if p.endswith(".js")}
-    assert scripts == {p for p in loaded if p.endswith(".js")} == {"tex-chtml.js"}
-    # fonts are loaded by the glyphs a page shows: the CommonHTML woff-v2 set, nothing else
-    assert {p.rsplit("/", 1)[0] for p in shipped - scripts} == {"output/chtml/fonts/woff-v2"}
-    assert sum((root / p).stat().st_size for p in shipped) < 2_000_000
+    assert not [u for u in requests if "mathjax" in u.lower() or "fontawesome" in u.lower()
+                or "searchindex" in u or ".woff" in u]
+    assert not (html_dir / "_static" / "mathjax").exists()
 
 
 def test_pages_are_light(html_dir):
@@ -572,3 +573,201 @@ def test_notebooks_execute_side_by_side(built_book):
     assert "Executing notebook" not in log
     assert log.count("Using cached notebook") == pages
 
+
+
+# -- weight: each page's first view ------------------------------------------------------------
+
+MAX_BYTES, MAX_REQUESTS = 1_200_000, 20
+
+
+def _first_view(browser, base, html_dir, path, size):
+    """(bytes, requests, the requested files) of ``path`` opened in an empty browser context:
+    every request but ``data:`` URLs, bytes as the files served (uncompressed)."""
+    from urllib.parse import unquote, urlparse
+    tab = Tab(browser, base, size, touch=size is PHONE)
+    try:
+        tab.open(path, wait="networkidle")
+        tab.page.wait_for_timeout(200)
+        urls = [u for u in tab.requests if not u.startswith("data:")]
+    finally:
+        tab.close()
+    files = [html_dir / unquote(urlparse(u).path).lstrip("/") for u in urls]
+    sizes = {f.relative_to(html_dir).as_posix(): f.stat().st_size for f in files if f.is_file()}
+    return sum(f.stat().st_size for f in files if f.is_file()), len(urls), sizes
+
+
+@pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1366px", "390px"])
+def test_every_page_weighs_at_most_1_2_mb_in_at_most_20_requests(browser, book_url, html_dir, size):
+    heavy = {}
+    for path in PAGES:
+        total, count, files = _first_view(browser, book_url, html_dir, path, size)
+        if total > MAX_BYTES or count > MAX_REQUESTS:
+            heavy[path] = (total, count, sorted(files.items(), key=lambda f: -f[1])[:5])
+    assert heavy == {}
+
+
+# -- the built pages: figures, links, no plumbing ----------------------------------------------
+
+def _soup(html_dir, path):
+    from bs4 import BeautifulSoup
+    return BeautifulSoup((html_dir / f"{path}.html").read_text(encoding="utf-8"), "html.parser")
+
+
+def _article(html_dir, path):
+    return _soup(html_dir, path).select_one("article.bd-article")
+
+
+def _number(text: str) -> float:
+    return float(text.replace(",", "").replace("\u2212", "-"))
+
+
+def _decimals(text: str) -> int:
+    return len(text.split(".")[1]) if "." in text and "e" not in text.lower() else 0
+
+
+def test_every_cited_figure_is_on_the_measurements_page_with_the_same_value(html_dir):
+    from labkit.lab import measurements
+    page = _article(html_dir, "book/measurements")
+    listed = {}
+    for span in page.select("span.lk-measured"):
+        listed.setdefault((span["data-run"], span["data-figure"]), set()).add(span["data-value"])
+    # every run the book cites is listed with its date, machine and versions
+    runs = {run for run, _ in listed}
+    assert runs == set(measurements.RUNS.values())
+    info = page.get_text(" ")
+    for run in runs:
+        for key, value in measurements.run_info(run).items():
+            if key in ("date", "gpu", "device", "nvidia-smi", "driver", "python", "numba"):
+                assert str(value) in info, (run, key)
+    cited, missing, differ = 0, [], []
+    for path in PAGES:
+        if path == "book/measurements":
+            continue
+        for span in _article(html_dir, path).select("span.lk-measured"):
+            cited += 1
+            key = (span["data-run"], span["data-figure"])
+            if key not in listed:
+                missing.append((path, key))
+                continue
+            value = float(span["data-value"])
+            shown = span.get_text()
+            # the same recorded value, and the page shows it correctly rounded
+            if {float(v) for v in listed[key]} != {value} or \
+                    abs(_number(shown) - value) > 0.5 * 10 ** -_decimals(shown) * (1 + 1e-9) + 1e-12:
+                differ.append((path, key, shown, listed[key]))
+    assert cited >= 60 and missing == [] and differ == []
+
+
+def test_no_measured_figure_is_left_as_source(html_dir):
+    for path in PAGES:
+        text = _article(html_dir, path).get_text(" ")
+        assert "{measured}" not in text and "{glue" not in text, path
+
+
+_CHAPTER = __import__("re").compile(r"\b[Cc]hapters?\s+(\d+[a-e]?)\b")
+
+
+def _titles(html_dir):
+    """page path -> its title without the chapter number, for every chapter page."""
+    out = {}
+    for cap, path in _toc_pages():
+        if cap == "Chapters":
+            h1 = _article(html_dir, path).find("h1").get_text(" ", strip=True).rstrip("#¶ ")
+            number, title = h1.split(" ", 1)
+            out[path] = (number.rstrip("."), " ".join(title.split()))
+    return out
+
+
+def test_chapters_are_numbered_and_every_chapter_reference_is_a_link_with_the_title(html_dir):
+    titles = _titles(html_dir)
+    numbers = [n for n, _ in titles.values()]
+    assert numbers == ["1", "2", "2b", "3", "4", "5", "6a", "6b", "6c", "6d", "6e"]
+    # the sidebar shows the numbers
+    nav = _soup(html_dir, "book/intro").select_one("nav.bd-docs-nav").get_text(" ")
+    for number, title in titles.values():
+        assert f"{number}. " in " ".join(nav.split()), number
+    bad, links = [], 0
+    for path in PAGES:
+        article = _article(html_dir, path)
+        for node in article.find_all(string=_CHAPTER):
+            if node.find_parent(["pre", "script", "style"]) is not None:
+                continue
+            link = node.find_parent("a")
+            for m in _CHAPTER.finditer(node):
+                if link is None:
+                    bad.append((path, "no link", str(node).strip()[:80]))
+                    continue
+                href = link.get("href", "").split("#")[0]
+                target = (Path(path).parent / href).as_posix()
+                target = __import__("posixpath").normpath(target).removesuffix(".html")
+                text = " ".join(link.get_text(" ").split())
+                number, title = titles.get(target, (None, None))
+                ref = m.group(1)          # "chapter 6" may lead to any of 6a-6e, "chapter 6c" to 6c only
+                squeeze = lambda t: "".join(t.split())       # noqa: E731 - code elements split words
+                if number is None or squeeze(title) not in squeeze(text) or not (
+                        number == ref or (ref.isdigit() and number[:-1] == ref and number[-1].isalpha())):
+                    bad.append((path, target, text))
+                links += 1
+    assert links >= 40 and bad == []
+
+
+def _links(html_dir, path):
+    """The pages ``path`` links to from its text (toc paths)."""
+    import posixpath
+    out = set()
+    for a in _article(html_dir, path).select("a.reference.internal"):
+        href = a.get("href", "").split("#")[0]
+        if href:
+            out.add(posixpath.normpath((Path(path).parent / href).as_posix()).removesuffix(".html"))
+    return out
+
+
+def test_labs_and_exercises_link_their_chapters_and_each_other_by_title(html_dir):
+    import re
+    chapters = [p for cap, p in _toc_pages() if cap == "Chapters"]
+    labs = [p for cap, p in _toc_pages() if cap == "Labs"]
+    exercises = [p for cap, p in _toc_pages() if cap == "Exercises"]
+    named_by = {p: set() for p in labs + exercises}             # lab/exercise -> chapters that name it
+    partners = {p: set() for p in labs + exercises}
+    for chapter in chapters:
+        article = _article(html_dir, chapter)
+        section = article.select_one("section#lab-and-exercise")
+        linked = _links(html_dir, chapter) if section is None else {
+            __import__("posixpath").normpath((Path(chapter).parent / a["href"].split("#")[0]).as_posix())
+            .removesuffix(".html") for a in section.select("a.reference.internal")}
+        lab = [p for p in linked if p in labs]
+        ex = [p for p in linked if p in exercises]
+        for p in lab + ex:
+            named_by[p].add(chapter)
+        for a in lab:
+            partners[a].update(ex)
+        for e in ex:
+            partners[e].update(lab)
+    problems = []
+    for page in labs + exercises:
+        links = _links(html_dir, page)
+        if not named_by[page] & links:
+            problems.append((page, "links none of its chapters", sorted(named_by[page])))
+        if not partners[page] <= links:
+            problems.append((page, "does not link", sorted(partners[page] - links)))
+        article = _article(html_dir, page)
+        # every link to a page carries words (its title), and no repository path stands in for one
+        for a in article.select("a.reference.internal"):
+            if len(a.get_text(strip=True)) < 4:
+                problems.append((page, "bare link", str(a)[:80]))
+        for code in article.select("code"):
+            if code.find_parent("pre") is None and re.search(r"(notebooks|exercises|book)/[\w/]+\.(ipynb|md)\b",
+                                                           code.get_text()):
+                problems.append((page, "repository path", code.get_text()))
+    assert problems == []
+
+
+def test_no_glue_or_myst_nb_code_is_shown(html_dir):
+    shown = {}
+    for path in PAGES:
+        article = _article(html_dir, path)
+        for cell in article.select("div.cell_input, div.highlight"):
+            text = cell.get_text()
+            if "glue(" in text or "myst_nb" in text:
+                shown.setdefault(path, []).append(text.strip()[:60])
+    assert shown == {}

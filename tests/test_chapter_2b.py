@@ -102,8 +102,8 @@ def test_page_predicts_sectors_and_cites_the_recorded_copy(page):
     # two columns of 256 aligned bytes (16). Requests: 56 blocks x 8 warps x 64 values = 28672,
     # less the last block column's 8 blocks x 8 warps x 4 x 15 wholly masked = 24832; vector:
     # 56 x 8 x 8 = 3584 less 8 blocks x 60 = 3104.
-    assert re.search(r"M = 1024  scalar  24832 requests  2 sectors/request  49664 sectors  100.0%", printed)
-    assert re.search(r"M = 1024  vector   3104 requests  16 sectors/request  49664 sectors  100.0%", printed)
+    assert re.search(r"M = 1024, scalar: 24832 requests, 2 sectors/request, 49664 sectors, 100.0%", printed)
+    assert re.search(r"M = 1024, vector: 3104 requests, 16 sectors/request, 49664 sectors, 100.0%", printed)
     rec = json.loads(sorted((REPO / "benchmarks" / "results").glob("experiments_*.json"))[-1].read_text())
     assert "measured on " + rec["copy"]["device"] in printed
     for r in rec["copy"]["rows"]:

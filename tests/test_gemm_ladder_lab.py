@@ -21,6 +21,7 @@ import pytest
 from nbclient import NotebookClient
 
 from labkit.cuda.kernels import gemm_pipeline, gemm_tma
+from labkit.lab import measurements
 
 REPO = Path(__file__).resolve().parents[1]
 LAB = REPO / "notebooks" / "07_gemm_ladder.ipynb"
@@ -29,18 +30,20 @@ PAGE_TMA = REPO / "book" / "06d_gemm_tma.md"
 FIRST_PAGE = REPO / "book" / "06a_one_warp_mma.md"
 DOCS = REPO / "docs" / "benchmarks.md"
 NOTES = REPO / "benchmarks" / "gemm_notes.md"
-HEADING = "# Climbing the GEMM ladder"
+HEADING = "# 6c. Climbing the GEMM ladder"
 LABEL = "(ch6-gemm-ladder)="
-HEADING_TMA = "# Past the tutorial: Hopper's copy engine"
+HEADING_TMA = "# 6d. Past the tutorial: Hopper's copy engine"
 LABEL_TMA = "(ch6-gemm-tma)="
 STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma")
 GLUE = "application/papermill.record/text/plain"
 
 
 def stream_text(cell) -> str:
-    """What a cell printed (stdout; numba's warnings on stderr are left out)."""
+    """What a cell printed (stdout; numba's warnings on stderr are left out), then the text of its
+    result (a table of labkit.lab.measurements)."""
     return "".join(o.get("text", "") for o in cell.get("outputs", [])
-                   if o.output_type == "stream" and o.get("name") == "stdout")
+                   if o.output_type == "stream" and o.get("name") == "stdout") + "".join(
+        "\n" + o["data"]["text/plain"] for o in cell.get("outputs", []) if o.output_type == "execute_result")
 
 
 def by_first_line(nb) -> dict[str, str]:
@@ -240,6 +243,13 @@ def tma_section():
     return executed(section_notebook(PAGE_TMA, HEADING_TMA, LABEL_TMA))
 
 
+def cited_figures(page) -> dict[str, float]:
+    """The GEMM run's figures that ``page`` cites with the {measured} role, by path."""
+    found = re.findall(r"\{measured\}`gemm:([^`:]+)(?::[^`]*)?`", page.read_text())
+    assert found, page
+    return {path: measurements.figure("gemm", path).value for path in found}
+
+
 def run_table() -> dict[tuple[str, str], list[float]]:
     """docs/benchmarks.md, the 2026-12-01 run: (step, acc) -> [4096³ TFLOP/s, vs cuBLAS, vs CuTe,
     8192³ TFLOP/s, vs cuBLAS, vs CuTe]."""
@@ -283,7 +293,7 @@ def test_section_counts_the_two_floors(section):
 
 def test_section_table_is_the_run_of_the_docs(section):
     _, out, _ = section
-    text = output_of(out, "run = measurements.gemm_ladder()")
+    text = output_of(out, "run = measurements.gemm_ladder(measurements.GEMM_RUN)")
     # docs/benchmarks.md: the 2026-12-01 run at 15:20 UTC on the H200 (sm_90, 132 SMs)
     assert text.startswith("date: 2026-12-01 15:20 UTC\ngpu: NVIDIA H200 (sm_90, 132 SMs)")
     assert "torch 2.11.0+cu130" in text and "every result within its float64 tolerance: True" in text
@@ -301,6 +311,17 @@ def test_section_table_is_the_run_of_the_docs(section):
 
 def test_section_glues_the_measured_ratios(section):
     _, _, glued = section
+    # the measured figures themselves are {measured} roles of the page, read from the run
+    figure = cited_figures(PAGE)
+    glued = {**glued, "ch6_gemm_pipeline": figure["ladder.4096 f32 pipeline.tflops"],
+             "ch6_gemm_pipeline_f16": figure["ladder.4096 f16 pipeline.tflops"],
+             "ch6_gemm_cublas": measurements.figure("gemm", "ladder.4096 f32 cuBLAS (torch).tflops").value,
+             **{f"ch6_gemm_tma_{n}": figure[f"ladder.{n} f32 tma.tflops"] for n in (4096, 8192)},
+             **{f"ch6_gemm_cute_{n}": figure[f"ladder.{n} f16 CuTe sgemm_sm80 (nvcc).tflops"] for n in (4096,)},
+             "ch6_gemm_cute_8192": measurements.figure("gemm", "ladder.8192 f16 CuTe sgemm_sm80 (nvcc).tflops").value,
+             **{f"ch6_gemm_{w}_{s}": figure[f"kernels.{s} f32.{k}"] for w, k in (("regs", "registers"),
+                                                                                ("ctas", "ctas_per_sm"))
+                for s in ("mma", "pipeline")}}
     t = run_table()
     at4096 = {key: row[0] for key, row in t.items()}
     for a, b in zip(STEPS, STEPS[1:]):
@@ -424,6 +445,13 @@ def test_section_shows_the_pipelined_main_loop(section):
 
 def test_section_step_6(tma_section):
     _, out, glued = tma_section
+    figure = cited_figures(PAGE_TMA)
+    glued = {**glued, "ch6_gemm_pipeline": figure["ladder.4096 f32 pipeline.tflops"],
+             "ch6_gemm_tma": figure["ladder.4096 f32 tma.tflops"],
+             "ch6_gemm_cublas": figure["ladder.4096 f32 cuBLAS (torch).tflops"],
+             "ch6_gemm_p6_tensor_active": figure["profiles.tma 256x128x64s4, f32, 4096^3.tensor_pipe_pct_active"],
+             "ch6_gemm_p6_waves": figure["profiles.tma 256x128x64s4, f32, 4096^3.waves_per_sm"],
+             "ch6_gemm_mma_ceiling": figure["mma_rate.tflops.32.8"]}
     first = output_of(out, "import numpy as np").splitlines()
     # docs/benchmarks.md, the 2026-12-01 run: 392.4 / 504.5 / 754.4 TFLOP/s at 4096³
     assert first[1] == "4096³, fp32 accumulation: step 5 392.4, step 6 504.5, cuBLAS 754.4 TFLOP/s"

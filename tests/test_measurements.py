@@ -27,7 +27,8 @@ RUN_C = {  # (step, acc): (4096³, 8192³) TFLOP/s, docs/benchmarks.md
 
 @pytest.fixture(scope="module")
 def run():
-    return measurements.gemm_ladder()
+    """Run C of 2026-11-30, the runs that built step 5 (the latest run is tested below)."""
+    return measurements.gemm_ladder(measurements.STEP5_RUN)
 
 
 def test_run_c_timings(run):
@@ -116,3 +117,63 @@ def test_kernel_source_counts():
         kernel_source.instruction_counts(None)
     with pytest.raises(LabkitError, match="not its source text"):
         kernel_source.main_loop("x = 1\n")
+
+
+# -- one truth: the runs the book cites ---------------------------------------------------------
+
+def test_gemm_run_is_the_latest_ladder_run_and_every_cited_run_is_committed():
+    import re
+    ladder_runs = sorted(p.stem for p in measurements.RESULTS.glob("gemm_*.csv"))
+    # run names end in their date (YYYY-MM-DD), so the newest sorts last
+    assert measurements.GEMM_RUN == ladder_runs[-1] == "gemm_h200_2026-12-01"
+    for short, name in measurements.RUNS.items():
+        assert (measurements.RESULTS / f"{name}.json").is_file(), short
+        info = measurements.run_info(short)
+        assert re.match(r"\d{4}-\d\d-\d\d", info["date"]) and ("gpu" in info or "device" in info), short
+    # no other module keeps a latest-run constant of its own
+    from labkit.cuda.kernels import gemm
+    assert not hasattr(gemm, "H200_RUN") or gemm.H200_RUN == measurements.GEMM_RUN
+
+
+def test_figures_are_found_again_by_their_path():
+    # docs/benchmarks.md, the 2026-12-01 run: step 6 504.5 TFLOP/s at 4096³, cuBLAS 754.4; the
+    # step-5 runs of 2026-11-30: cp.async.cg 154.4, .ca 395.7, L2 88.6 %
+    assert round(measurements.figure("gemm", "ladder.4096 f32 tma.tflops").value, 1) == 504.5
+    assert round(measurements.figure("gemm", "ladder.4096 f32 cuBLAS (torch).tflops").value, 1) == 754.4
+    assert measurements.figure("gemm-step5", "earlier_runs.pipeline 128x128x64s3 f32.tflops").value == 154.4
+    assert measurements.figure("gemm-step5", "earlier_runs.pipeline 128x128x64s3ca f32.tflops").value == 395.7
+    assert measurements.figure("gemm-step5", "profile.l2_throughput_pct").value == 88.6
+    assert measurements.figure("gemm", "kernels.pipeline f32.registers").value == 254
+    every = measurements.figures("gemm")
+    assert every["ladder.4096 f32 tma.tflops"] == measurements.figure("gemm", "ladder.4096 f32 tma.tflops").value
+    for bad, rule in ((("nothing", "ladder"), "run"), (("gemm", "ladder.1024 f32 tma.tflops"), "path"),
+                      (("gemm", "run.gpu"), "path")):
+        with pytest.raises(LabkitError, match=rule):
+            measurements.figure(*bad)
+
+
+def test_report_and_tables_mark_every_number_with_its_run_and_path():
+    import re
+    html = measurements.report("experiments")._repr_html_()
+    spans = re.findall(r'<span class="lk-measured" data-run="([^"]+)" data-figure="([^"]+)" data-value="([^"]+)">', html)
+    figures = measurements.figures("experiments")
+    assert len(spans) == len(figures) and {f for _, f, _ in spans} == set(figures)
+    assert all(run == measurements.EXPERIMENTS_RUN and float(v) == figures[f] for run, f, v in spans)
+    text = str(measurements.ladder("gemm")).splitlines()
+    assert text[0].split()[:3] == ["step", "acc", "4096³"] and len(text) == 1 + 14
+    with pytest.raises(LabkitError, match="not a GEMM ladder run"):
+        measurements.ladder("experiments")
+
+
+def test_every_measured_role_of_the_book_names_a_figure():
+    import re
+    from pathlib import Path
+    book = Path(measurements.__file__).resolve().parents[2] / "book"
+    roles = [(p.name, m) for p in sorted(book.glob("*.md"))
+             for m in re.findall(r"\{measured\}`([^`]+)`", p.read_text())]
+    assert len(roles) >= 40
+    for page, role in roles:
+        run, path, fmt = role.split(":", 1)[0], role.split(":", 1)[1].partition(":")[0], role.split(":", 1)[1].partition(":")[2]
+        value = measurements.figure(run, path)
+        if fmt:
+            format(value.value, fmt)

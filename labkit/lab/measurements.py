@@ -1,5 +1,12 @@
 """The measured figures the book cites, read from the committed result files.
 
+Every page reads its measured figures through this module: :data:`GEMM_RUN` is the latest GEMM
+ladder run (the one constant every page reads), :data:`RUNS` names every run any page cites, and
+:func:`figure` reads one figure of a run by its path (``"ladder.4096 f32 tma.tflops"``). The
+book's ``{measured}`` role and the Measurements page (:func:`report`) print figures with the
+same markup, so a test can check that each figure a page cites is on the Measurements page with
+the same value.
+
 ``benchmarks/results/`` holds, per run, a CSV of timings (one row per kernel, accumulator and
 size, as ``python -m labkit bench gemm --csv`` writes it) and a JSON file with what the CSV
 cannot carry: the machine and versions, each kernel's registers, spills, shared memory,
@@ -9,8 +16,8 @@ CUTLASS reference run. :func:`gemm_ladder` reads both into one :class:`GemmLadde
 >>> run = gemm_ladder()
 >>> run.gpu, run.sm
 ('NVIDIA H200', 'sm_90')
->>> round(run.tflops(4096, "f32", "pipeline"), 1)
-395.0
+>>> round(run.tflops(4096, "f32", "tma"), 1)
+504.5
 >>> run.kernel("mma", "f32").registers
 78
 """
@@ -24,10 +31,23 @@ from pathlib import Path
 
 from labkit.errors import LabkitError
 
-__all__ = ["RESULTS", "GEMM_RUN", "KernelResources", "GemmLadderRun", "gemm_ladder", "gemm_ladder_record"]
+__all__ = ["RESULTS", "GEMM_RUN", "STEP5_RUN", "EXPERIMENTS_RUN", "PREDICATED_COPY_RUN", "RUNS", "KernelResources",
+           "GemmLadderRun", "gemm_ladder", "gemm_ladder_record", "Figure", "record", "figure", "figures",
+           "run_info", "report", "table"]
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
-GEMM_RUN = "gemm_h200_2026-11-30"
+GEMM_RUN = "gemm_h200_2026-12-01"
+"""The latest run of the GEMM ladder: every page that shows the ladder reads this one."""
+STEP5_RUN = "gemm_h200_2026-11-30"
+"""The run that compared step 5's variants (tile shape, cache operator, block order), profiled the
+L1-bypassing kernel and timed CUTLASS's ``sgemm_sm80`` on its own."""
+EXPERIMENTS_RUN = "experiments_h200_2026-12-01"
+"""The chapters' GPU experiments (:mod:`labkit.lab.experiments`): copies, transposes, bank timing."""
+PREDICATED_COPY_RUN = "predicated_copy_h200_2026-12-01"
+"""Chapter 2b's predicated copy (:mod:`labkit.lab.predicated_copy`) on a ragged and an aligned matrix."""
+RUNS = {"gemm": GEMM_RUN, "gemm-step5": STEP5_RUN, "experiments": EXPERIMENTS_RUN,
+        "predicated-copy": PREDICATED_COPY_RUN}
+"""Every run a page cites, by the short name pages use: the Measurements page lists each."""
 CUBLAS = "cuBLAS (torch)"
 
 
@@ -167,3 +187,328 @@ def gemm_ladder_record(name: str = GEMM_RUN, results: Path | str = RESULTS) -> d
     if not isinstance(record, dict) or "run" not in record:
         raise MeasurementError(f"name: {name} is not the record of a GEMM ladder run (no 'run' field)")
     return record
+
+
+# -- every run a page cites, figure by figure ----------------------------------------------------
+
+_INFO = ("date", "gpu", "device", "sm", "sms", "nvidia-smi", "driver", "cuda_driver_api", "max_sm_clock_mhz",
+         "power_limit_w", "python", "numpy", "numba", "numba_cuda", "numba-cuda", "torch", "nvcc", "nvidia_cutlass",
+         "labkit", "timing")
+_SKIP = {"run", "environment", "description", "csv", "file", "what", "note", "predicted", "measured"}
+# fields that name a row of a list, tried in order until the names are unique
+_LABELS = (("variant",), ("size", "acc", "step"), ("step", "acc"), ("step", "config", "acc"),
+           ("run", "config", "cache", "acc"), ("run", "config", "acc"), ("kernel",))
+
+
+def run_name(run: str) -> str:
+    """The file name of ``run``: a short name of :data:`RUNS` or a run's own name."""
+    if run in RUNS:
+        return RUNS[run]
+    if run in RUNS.values():
+        return run
+    raise MeasurementError(f"run: {run!r} is not a run the book cites (have {sorted(RUNS)} or {sorted(RUNS.values())})")
+
+
+def _ladder_rows(name: str, results: Path) -> list[dict]:
+    path = results / f"{name}.csv"
+    if not path.is_file():
+        return []
+    keep = ("size", "acc", "step", "config", "ms", "tflops", "vs_cublas", "vs_cute", "reps", "rel_err")
+    rows = []
+    for r in _read_csv_any(path):
+        rows.append({k: r[k] for k in keep if k in r and r[k] not in (None, "")})
+    return rows
+
+
+def _read_csv_any(path: Path) -> list[dict]:
+    out = []
+    with open(path, newline="") as f:
+        for r in csv.DictReader(f):
+            row = {}
+            for k, v in r.items():
+                if k == "step":
+                    row["step"], row["config"] = v.split("[")[0], v.partition("[")[2].rstrip("]")
+                    continue
+                try:
+                    row[k] = int(v)
+                except ValueError:
+                    try:
+                        row[k] = float(v)
+                    except ValueError:
+                        row[k] = v
+            out.append(row)
+    return out
+
+
+def record(run: str, results: Path | str = RESULTS) -> dict:
+    """Everything a run recorded: its JSON file, and for a ladder run its CSV as ``"ladder"``.
+
+    >>> record("experiments")["environment"]["device"]
+    'NVIDIA H200 (sm_90)'
+    """
+    name, results = run_name(run), Path(results)
+    path = results / f"{name}.json"
+    if not path.is_file():
+        raise MeasurementError(f"run: no result file {path} (the results live in the repository's benchmarks/results)")
+    data = json.loads(path.read_text())
+    ladder = _ladder_rows(name, results)
+    if ladder:
+        data = {**data, "ladder": ladder}
+    return data
+
+
+def _labels(items: list) -> list[str]:
+    if items and all(isinstance(i, dict) for i in items):
+        for fields in _LABELS:
+            if all(all(f in i for f in fields) for i in items):
+                names = [" ".join(str(i[f]) for f in fields if i[f] not in (None, "")) for i in items]
+                if len(set(names)) == len(names):
+                    return names
+    return [str(k) for k in range(len(items))]
+
+
+def _child(node, part: str):
+    if isinstance(node, dict):
+        return node[part]
+    if isinstance(node, list):
+        return node[_labels(node).index(part)]
+    raise KeyError(part)
+
+
+def _is_number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One measured number of a run, with the path that finds it again (parts joined by ``.``)."""
+
+    run: str
+    path: str
+    value: float
+
+    def text(self, fmt: str | None = None) -> str:
+        if fmt:
+            return format(self.value, fmt)
+        return str(self.value) if isinstance(self.value, int) else f"{self.value:.4g}"
+
+    def html(self, fmt: str | None = None) -> str:
+        """``<span class="lk-measured" data-run=... data-figure=... data-value=...>text</span>``."""
+        from html import escape
+        return (f'<span class="lk-measured" data-run="{escape(self.run)}" data-figure="{escape(self.path)}" '
+                f'data-value="{self.value!r}">{escape(self.text(fmt))}</span>')
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def figure(run: str, path: str, results: Path | str = RESULTS) -> Figure:
+    """The figure at ``path`` of ``run``: dict keys and row names (a row's ``variant``, or its
+    ``size acc step``, ``step acc``, ...) joined by ``.``.
+
+    >>> figure("gemm", "ladder.4096 f32 tma.tflops").text(".1f")
+    '504.5'
+    >>> figure("experiments", "copy.rows.row-major.GB/s").text(".0f")
+    '2874'
+    """
+    name = run_name(run)
+    node = record(name, results)
+    try:
+        for part in path.split("."):
+            node = _child(node, part)
+    except (KeyError, ValueError, IndexError):
+        raise MeasurementError(f"path: {path!r} is not a figure of {name} (see figures({run!r}))") from None
+    if not _is_number(node):
+        raise MeasurementError(f"path: {path!r} of {name} is {node!r}, not a measured number")
+    return Figure(name, path, node)
+
+
+def _flatten(node, prefix: str):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _flatten(v, f"{prefix}.{k}" if prefix else str(k))
+    elif isinstance(node, list):
+        for label, v in zip(_labels(node), node):
+            yield from _flatten(v, f"{prefix}.{label}")
+    elif _is_number(node):
+        yield prefix, node
+
+
+def figures(run: str, results: Path | str = RESULTS) -> dict[str, float]:
+    """Every measured number of ``run`` by its path (what :func:`figure` accepts)."""
+    rec = record(run, results)
+    return {p: v for k, v in rec.items() if k not in _SKIP for p, v in _flatten(v, k)}
+
+
+def run_info(run: str, results: Path | str = RESULTS) -> dict:
+    """Where and with what ``run`` was measured: date, GPU, clocks, driver and versions."""
+    rec = record(run, results)
+    env = rec.get("run") or rec.get("environment") or {}
+    return {k: env[k] for k in _INFO if k in env}
+
+
+class Report:
+    """HTML (a notebook or the book) or text (a terminal) of a run's figures; every number is a
+    :meth:`Figure.html` span."""
+
+    def __init__(self, title: str, parts: list):
+        self.title, self.parts = title, parts
+
+    def _repr_html_(self) -> str:
+        return "".join(p if isinstance(p, str) else p[1] for p in self.parts)
+
+    def __str__(self) -> str:
+        return "\n".join(p[0] for p in self.parts if not isinstance(p, str))
+
+    __repr__ = __str__
+
+
+def _cell(run: str, path: str, v, fmt: str | None) -> tuple[str, str]:
+    from html import escape
+    if _is_number(v):
+        f = Figure(run, path, v)
+        return f.text(fmt), f.html(fmt)
+    return str(v), escape(str(v))
+
+
+def table(run: str, path: str, columns: list[str] | None = None, formats: dict | None = None,
+          results: Path | str = RESULTS) -> Report:
+    """The rows at ``path`` of ``run`` (a list of dicts) as a table, one figure per cell.
+
+    >>> print(table("predicated-copy", "experiment.rows", ["variant", "GB/s"], {"GB/s": ".0f"}))
+    variant  GB/s
+    scalar    397
+    vector   1322
+    """
+    name, formats = run_name(run), formats or {}
+    node = record(name, results)
+    for part in path.split("."):
+        node = _child(node, part)
+    if not isinstance(node, list) or not all(isinstance(r, dict) for r in node):
+        raise MeasurementError(f"path: {path!r} of {name} is not a list of rows")
+    return _table(name, path, node, columns, formats)
+
+
+def _row_fields(row: dict, prefix: str = "") -> dict:
+    out = {}
+    for k, v in row.items():
+        if isinstance(v, dict):
+            out.update(_row_fields(v, f"{prefix}{k}."))
+        elif not isinstance(v, list):
+            out[f"{prefix}{k}"] = v
+    return out
+
+
+def _table(name, path, rows, columns, formats) -> Report:
+    flat = [_row_fields(r) for r in rows]
+    if columns is None:
+        columns = []
+        for r in flat:
+            columns += [c for c in r if c not in columns]
+    labels = _labels(rows)
+    text_rows = [columns]
+    html = ['<div class="lk-table"><table><thead><tr>'] + [f"<th>{c}</th>" for c in columns] + ["</tr></thead><tbody>"]
+    for label, r in zip(labels, flat):
+        cells = [_cell(name, f"{path}.{label}.{c}", r.get(c, ""), formats.get(c)) for c in columns]
+        text_rows.append([t for t, _ in cells])
+        html.append("<tr>" + "".join(f"<td>{h}</td>" for _, h in cells) + "</tr>")
+    html.append("</tbody></table></div>")
+    widths = [max(len(str(r[i])) for r in text_rows) for i in range(len(columns))]
+    text = "\n".join("  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
+                     .rstrip() for r in text_rows)
+    return Report(path, [(text, "".join(html))])
+
+
+def report(run: str, results: Path | str = RESULTS) -> Report:
+    """Every figure of ``run``: where and with what it was measured, then each part of its
+    record as a table (the Measurements page shows one report per run of :data:`RUNS`)."""
+    from html import escape
+    name = run_name(run)
+    rec = record(name, results)
+    info = run_info(name, results)
+    parts = [(f"run {name}\n" + "\n".join(f"{k:<18} {v}" for k, v in info.items()),
+              "<dl class=\"lk-run\">" + "".join(f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>"
+                                                for k, v in info.items()) + "</dl>")]
+    if rec.get("description"):
+        parts.append(("", f"<p>{escape(str(rec['description']))}</p>"))
+    for key, value in rec.items():
+        if key in _SKIP:
+            continue
+        parts += _section(name, key, value)
+    return Report(name, parts)
+
+
+def _section(name: str, path: str, node) -> list:
+    from html import escape
+    head = f"<p class=\"lk-part\"><strong>{escape(path)}</strong></p>"
+    if isinstance(node, list) and node and all(isinstance(r, dict) for r in node):
+        t = _table(name, path, node, None, {})
+        return [(f"\n{path}", head), *t.parts]
+    if isinstance(node, dict):
+        rows = [(k, v) for k, v in node.items() if k not in _SKIP]
+        scalars = [(k, v) for k, v in rows if not isinstance(v, (dict, list))]
+        out = []
+        if scalars:
+            cells = [(k, _cell(name, f"{path}.{k}", v, None)) for k, v in scalars]
+            out.append((f"\n{path}\n" + "\n".join(f"  {k}: {t}" for k, (t, _) in cells),
+                        head + "<div class=\"lk-table\"><table><tbody>" + "".join(
+                            f"<tr><th>{escape(k)}</th><td>{h}</td></tr>" for k, (_, h) in cells)
+                        + "</tbody></table></div>"))
+        for k, v in rows:
+            if isinstance(v, (dict, list)):
+                out += _section(name, f"{path}.{k}", v)
+        return out
+    if isinstance(node, list) and any(isinstance(v, (dict, list)) for v in node):
+        return [part for label, v in zip(_labels(node), node) for part in _section(name, f"{path}.{label}", v)]
+    if isinstance(node, list):
+        cells = [_cell(name, f"{path}.{i}", v, None) for i, v in enumerate(node)]
+        return [(f"\n{path}: " + ", ".join(t for t, _ in cells), head + "<p>" + ", ".join(h for _, h in cells) + "</p>")]
+    t, h = _cell(name, path, node, None)
+    return [(f"\n{path}: {t}", head + f"<p>{h}</p>")]
+
+
+def ladder(run: str = "gemm", results: Path | str = RESULTS) -> Report:
+    """The ladder of a GEMM run: one row per step and accumulator, then cuBLAS (and CuTe's
+    ``sgemm_sm80`` where the run timed it); per size TFLOP/s and the run's ratios to them.
+
+    >>> print(str(ladder()).splitlines()[6])
+    tma                     f32             504.5       0.669     1.351           488.5       0.655     1.448
+    """
+    from html import escape
+    name = run_name(run)
+    rec = record(name, results)
+    rows = rec.get("ladder")
+    if not rows:
+        raise MeasurementError(f"run: {name} is not a GEMM ladder run (no CSV of timings)")
+    sizes = sorted({r["size"] for r in rows})
+    ratios = [c for c in ("vs_cublas", "vs_cute") if any(c in r for r in rows)]
+    heads = {"tflops": "TFLOP/s", "vs_cublas": "vs cuBLAS", "vs_cute": "vs CuTe"}
+    fmts = {"tflops": ".1f", "vs_cublas": ".3f", "vs_cute": ".3f"}
+    order, labels = [], {}
+    for label, r in zip(_labels(rows), rows):
+        key = (r["step"], r["acc"])
+        if key not in order:
+            order.append(key)
+        labels[r["size"], key] = label
+    reference = [k for k in order if k[0] == CUBLAS or k[0].startswith("CuTe")]
+    order = [k for k in order if k not in reference] + reference
+    cols = [(n, c) for n in sizes for c in ("tflops", *ratios)]
+    text = [["step", "acc"] + [f"{n}³ {heads[c]}" if c == "tflops" else heads[c] for n, c in cols]]
+    html = ['<div class="lk-table"><table><thead><tr><th>step</th><th>acc</th>']
+    html += [f"<th>{n}³ {heads[c]}</th>" if c == "tflops" else f"<th>{heads[c]}</th>" for n, c in cols]
+    html.append("</tr></thead><tbody>")
+    by = {(r["size"], r["step"], r["acc"]): r for r in rows}
+    for step, acc in order:
+        cells = []
+        for n, c in cols:
+            r = by.get((n, step, acc))
+            cells.append(_cell(name, f"ladder.{labels[n, (step, acc)]}.{c}", r[c], fmts[c]) if r and c in r
+                         else ("", ""))
+        text.append([step, acc] + [t for t, _ in cells])
+        html.append(f"<tr><td>{escape(step)}</td><td>{acc}</td>" + "".join(f"<td>{h}</td>" for _, h in cells)
+                    + "</tr>")
+    html.append("</tbody></table></div>")
+    widths = [max(len(r[i]) for r in text) for i in range(len(text[0]))]
+    lines = ["".join((c.ljust(w + 2) if i < 2 else c.rjust(w + 3)) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
+             for r in text]
+    return Report(name, [("\n".join(lines), "".join(html))])
