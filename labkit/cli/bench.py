@@ -96,12 +96,7 @@ def _header(backend):
     except Exception:  # the header says "?" rather than stop the benchmark
         drv = "?"
     name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
-    try:
-        import numba_cuda
-
-        nc = getattr(numba_cuda, "__version__", "?")
-    except ImportError:
-        nc = "?"
+    from labkit.cuda._numba import NUMBA_CUDA_VERSION as nc
     cc = dev.compute_capability
     lines = [
         f"date: {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%d %H:%M UTC}",

@@ -43,9 +43,9 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from numba.core import config as _config
 
 from labkit.cuda import ptx
+from labkit.cuda._numba import SIMULATED
 from labkit.errors import DeviceError
 
 __all__ = ["ASM", "SMEM_BYTES", "CTA_TILE", "WARP_TILE", "GLOBAL_KINDS", "STORES", "value",
@@ -58,7 +58,6 @@ CTA_TILE = (128, 128)
 WARP_TILE = (64, 64)
 STORES = ("st.shared.b32", "stmatrix.x4")
 GLOBAL_KINDS = ("direct", "staged_b32", "staged_stmatrix")
-SIMULATED = bool(_config.ENABLE_CUDASIM)
 
 ASM = {
     "st_shared_b32": "st.volatile.shared.b32 [$0], $1;",
@@ -114,11 +113,7 @@ if SIMULATED:
         _twins.bytes_of(root)[start:start + 16] = words.view(np.uint8)
 
 else:
-    from llvmlite import ir
-    from numba import types
-    from numba.core import cgutils
-    from numba.core.errors import TypingError
-    from numba.core.extending import intrinsic
+    from labkit.cuda._numba import TypingError, cgutils_get_item_pointer, intrinsic, ir, types
 
     _i32, _i64 = ir.IntType(32), ir.IntType(64)
 
@@ -162,7 +157,7 @@ else:
         def codegen(context, builder, sig, args):
             ary = context.make_array(sig.args[0])(context, builder, args[0])
             idx = context.cast(builder, args[1], sig.args[1], types.intp)
-            ptr = cgutils.get_item_pointer(context, builder, sig.args[0], ary, [idx], wraparound=False)
+            ptr = cgutils_get_item_pointer(context, builder, sig.args[0], ary, [idx], wraparound=False)
             fnty = ir.FunctionType(ir.VoidType(), [_i64] + [_i32] * 4)
             asm = ir.InlineAsm(fnty, ASM["st_global_v4"], "l,r,r,r,r,~{memory}", side_effect=True)
             builder.call(asm, [builder.ptrtoint(ptr, _i64)] + list(args[2:]))
