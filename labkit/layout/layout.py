@@ -32,8 +32,9 @@ from .int_tuple import (
 from .basis import (
     ScaledBasis, has_basis, check_stride_tuple, encode_stride, decode_stride, make_basis_like,
 )
-from .coordinates import (  # noqa: F401 - crd2idx, idx2crd, compact_major: re-exported
-    crd2idx, idx2crd, compact_major, _crd2idx, _check_coord, _has_slice, _compact_order,
+from .coordinates import (  # noqa: F401 - crd2idx, idx2crd, compact_major, check_in_domain: re-exported
+    crd2idx, idx2crd, compact_major, check_in_domain, _crd2idx, _check_coord, _cfmt, _has_slice,
+    _compact_order,
 )
 
 
