@@ -372,7 +372,7 @@ def simulate(name: str, store: str) -> dict:
 
 
 def _backend(backend):
-    from labkit.lab.experiments import _backend as resolve
+    from labkit.lab.experiment import _backend as resolve
 
     return resolve(backend)
 
@@ -390,7 +390,7 @@ def run_smem(backend=None, warps: int | None = None, reps: int | None = None, la
     :class:`labkit.lab.experiments.Experiment`."""
     from labkit.cuda import SIMULATED, device_sm, simulate_sm
     from labkit.cuda.kernels import exp_epilogue as ke
-    from labkit.lab.experiments import TWIN_NOTE, Experiment
+    from labkit.lab.experiment import TWIN_NOTE, Experiment
 
     name, device = _backend(backend)
     gpu = name == "gpu"
@@ -546,7 +546,7 @@ def run_global(shape=None, backend=None, reps: int = 20):
 
     from labkit.cuda import SIMULATED, device_sm, simulate_sm
     from labkit.cuda.kernels import exp_epilogue as ke
-    from labkit.lab.experiments import Experiment, _time_ms
+    from labkit.lab.experiment import Experiment, _time_ms
 
     name, device = _backend(backend)
     gpu = name == "gpu"
@@ -630,7 +630,7 @@ def recorded_table(folder=None) -> str:
 def recorded_experiment(which: str = "smem", folder=None):
     """One recorded experiment (``"smem"`` or ``"global"``) as an
     :class:`~labkit.lab.experiments.Experiment`, or None when no run is committed."""
-    from labkit.lab.experiments import Experiment
+    from labkit.lab.experiment import Experiment
 
     if which not in ("smem", "global"):
         raise DeviceError(f"which must be 'smem' or 'global'; got {which!r}")

@@ -202,7 +202,7 @@ def run(shape=None, backend=None, reps: int = 20):
     from numba import cuda
 
     from labkit.cuda.kernels import exp_predicated_copy as kp
-    from labkit.lab.experiments import TWIN_NOTE, Experiment, _backend, _time_ms
+    from labkit.lab.experiment import TWIN_NOTE, Experiment, _backend, _time_ms
 
     name, device = _backend(backend)
     big = name == "gpu"
@@ -265,7 +265,7 @@ def recorded_table(folder=None) -> str:
     >>> recorded_table(tempfile.mkdtemp())
     'no GPU run of the predicated copy is recorded in this installation'
     """
-    from labkit.lab.experiments import Experiment
+    from labkit.lab.experiment import Experiment
 
     rec = recorded(folder)
     if rec is None:

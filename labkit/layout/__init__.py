@@ -1,11 +1,13 @@
 """labkit.layout: a faithful model of CuTe layouts, swizzles and tensors."""
 
 from .int_tuple import S, is_static, is_constant, shape_div, ceil_div, product
+from .coordinates import crd2idx, idx2crd, compact_major
 from .layout import (
-    Layout, make_layout, size, cosize, rank, depth, shape, stride, crd2idx, idx2crd, flatten,
-    coalesce, filter, filter_zeros, compact_major, make_ordered_layout, append, prepend, take,
-    make_identity_layout, group_modes, select,
+    Layout, make_layout, size, cosize, rank, depth, shape, stride, flatten, make_ordered_layout,
+    make_identity_layout,
 )
+from .simplify import coalesce, filter, filter_zeros
+from .modes import append, prepend, take, group_modes, select
 from .basis import ScaledBasis, E, ArithTuple, make_arithmetic_tuple, elem_less, make_basis_like
 from .algebra import (
     composition, complement, right_inverse, left_inverse, logical_divide, zipped_divide,

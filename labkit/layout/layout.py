@@ -11,7 +11,11 @@ Coordinates are colexicographic, as in CuTe: the leftmost mode moves fastest.
 >>> print(lk.make_layout((lk.S(2), lk.S(4))))
 (_2,_4):(_1,_2)
 
-Mirrors ``include/cute/layout.hpp``.
+Mirrors ``include/cute/layout.hpp``: the class, its constructors (``make_layout``,
+``make_identity_layout``, ``make_ordered_layout``), its queries (``size``, ``cosize``, ``rank``,
+...) and ``coalesce_x``, the normal form the algebra builds its results in. Coordinates and
+compact strides are :mod:`labkit.layout.coordinates`; ``coalesce`` and ``filter`` are
+:mod:`labkit.layout.simplify`; ``append``, ``take``, ``select``, ... are :mod:`labkit.layout.modes`.
 """
 
 from __future__ import annotations
@@ -22,18 +26,22 @@ from ._np import np
 
 from ..errors import LayoutError
 from .int_tuple import (
-    _S0, _S1, _S2, _int_new, S, is_int, is_constant, is_static, product, flatten_tuple, fmt, congruent, depth_of,
-    check_int_tuple, unwrap,
+    _S0, _S1, _S2, _int_new, S, is_int, product, flatten_tuple, fmt, congruent, depth_of, check_int_tuple,
+    unwrap,
 )
 from .basis import (
     ScaledBasis, has_basis, check_stride_tuple, encode_stride, decode_stride, make_basis_like,
 )
+from .coordinates import (  # noqa: F401 - crd2idx, idx2crd, compact_major, check_in_domain: re-exported
+    crd2idx, idx2crd, compact_major, check_in_domain, _crd2idx, _check_coord, _cfmt, _has_slice,
+    _compact_order,
+)
+
 
 __all__ = [
     "Layout", "make_layout", "size", "cosize", "rank", "depth", "shape", "stride",
-    "crd2idx", "idx2crd", "flatten", "coalesce", "filter", "filter_zeros", "compact_major",
-    "make_ordered_layout", "is_layout", "append", "prepend", "take", "make_identity_layout",
-    "group_modes", "select",
+    "crd2idx", "idx2crd", "flatten", "compact_major", "make_ordered_layout", "is_layout",
+    "make_identity_layout",
 ]
 
 
@@ -160,61 +168,6 @@ def _same(a, b):
     if isinstance(a, ScaledBasis) or isinstance(b, ScaledBasis):
         return a == b
     return int(a) == int(b) and isinstance(a, S) == isinstance(b, S)
-
-
-def _has_slice(c):
-    if isinstance(c, tuple):
-        return any(_has_slice(e) for e in c)
-    return c is None or type(c).__name__ == "Underscore"
-
-
-def _cfmt(c):
-    return fmt(c) if isinstance(c, tuple) else str(c)
-
-
-def _check_coord(crd, shp, what, layout=None):
-    """Coordinates must match the shape's nesting and be non-negative. Like CuTe, there is no
-    upper bound: the last (outermost) mode runs on past the domain, ``(3:1)(3) == 3``."""
-    if isinstance(crd, tuple):
-        if not isinstance(shp, tuple) or len(crd) != len(shp):
-            _bad_coord(crd, shp, what, layout, "its rank does not match the shape's")
-        for c, s in zip(crd, shp):
-            _check_coord(c, s, what, layout)
-        return
-    if type(crd) is not int and type(crd) is not S and not is_int(crd):
-        _bad_coord(crd, shp, what, layout, f"coordinates must be ints or tuples, got {crd!r}")
-    if crd < 0:
-        _bad_coord(crd, shp, what, layout, "coordinates must be non-negative")
-
-
-def check_in_domain(crd, shp, what="coordinate"):
-    """Raise :class:`LayoutError` unless ``crd`` is a coordinate *inside* ``shp``: matching
-    nesting and every entry in range. CuTe itself does not bound coordinates (``L(i)``
-    runs on past the domain); callers that index storage use this.
-
-    >>> check_in_domain((1, 2), (4, 8))
-    >>> check_in_domain((1, 9), (4, 8))
-    Traceback (most recent call last):
-    ...
-    labkit.errors.LayoutError: coordinate (1,9): index 9 out of range [0, 8) of shape 8
-    """
-    _check_coord(crd, shp, what)
-    _check_bounds(crd, shp, f"{what} {_cfmt(crd)}")
-
-
-def _check_bounds(crd, shp, what):
-    if isinstance(crd, tuple):
-        for c, s in zip(crd, shp):
-            _check_bounds(c, s, what)
-        return
-    n = product(shp)
-    if crd >= n:
-        raise LayoutError(f"{what}: index {crd} out of range [0, {int(n)}) of shape {fmt(shp)}")
-
-
-def _bad_coord(crd, shp, what, layout, why):
-    where = f" of layout {layout}" if layout is not None else f" (shape {fmt(shp)})"
-    raise LayoutError(f"{what}{where}: {why}")
 
 
 def _flat_eval(shape, stride):
@@ -370,69 +323,6 @@ def stride(layout, mode=None):
     return layout.stride if mode is None else layout[mode].stride
 
 
-def crd2idx(crd, shp, std):
-    """Offset of coordinate ``crd`` (an int is unpacked colexicographically).
-
-    >>> crd2idx((1, 2), (4, 8), (8, 1)), crd2idx(6, (4, 8), (8, 1))
-    (10, 17)
-    """
-    check_int_tuple(shp, "crd2idx shape")
-    check_stride_tuple(std, "crd2idx stride")
-    if not congruent(shp, std):
-        raise LayoutError(f"crd2idx: shape {fmt(shp)} and stride {fmt(std)} must have the same "
-                          "nesting (rank mismatch)")
-    if any(e < 1 for e in flatten_tuple(shp)):
-        raise LayoutError(f"crd2idx: shape {fmt(shp)} must have positive extents")
-    _check_coord(crd, shp, f"crd2idx: coordinate {_cfmt(crd)}")
-    return _crd2idx(crd, shp, std)
-
-
-def _crd2idx(crd, shp, std):
-    if isinstance(crd, tuple):
-        if not isinstance(shp, tuple) or len(crd) != len(shp):
-            raise LayoutError(f"crd2idx: coordinate {_cfmt(crd)} does not match shape {fmt(shp)}")
-        r = S(0)
-        for c, s, d in zip(crd, shp, std):
-            r = r + _crd2idx(c, s, d)
-        return r
-    if isinstance(shp, tuple):
-        r = S(0)
-        for i, (s, d) in enumerate(zip(shp, std)):
-            if i == len(shp) - 1:
-                r = r + _crd2idx(crd, s, d)
-            else:
-                n = product(s)
-                r = r + _crd2idx(crd % n, s, d)
-                crd = crd // n
-        return r
-    return crd * std
-
-
-def idx2crd(idx, shp):
-    """The colexicographic coordinate of flat index ``idx`` in ``shp``.
-
-    >>> idx2crd(5, ((2, 2), 4))
-    ((1, 0), 1)
-    """
-    if not is_int(idx):
-        raise LayoutError(f"idx2crd: index must be an int, got {idx!r}")
-    check_int_tuple(shp, "idx2crd shape")
-    if any(e < 1 for e in flatten_tuple(shp)):
-        raise LayoutError(f"idx2crd: shape {fmt(shp)} must have positive extents")
-    if isinstance(shp, tuple):
-        return _idx2crd_strided(idx, shp, compact_major(shp, "left"))
-    return idx
-
-
-def _idx2crd_strided(idx, shp, std):
-    # CuTe: each leaf is (idx / d) % s, the last mode included; a static _1 extent gives _0
-    if isinstance(shp, tuple):
-        return tuple(_idx2crd_strided(idx, s, d) for s, d in zip(shp, std))
-    if is_constant(1, shp):
-        return S(0)
-    return (idx // std) % shp
-
-
 def flatten(x):
     """Flatten a layout's modes (or an int tuple) to depth 1.
 
@@ -505,134 +395,6 @@ def coalesce_x(layout):
     return _bw_coalesce(shp, std)
 
 
-def coalesce(layout, profile=None):
-    """Merge modes whose strides chain; drop static size-1 modes. ``profile`` coalesces by mode.
-
-    Like CuTe, two modes merge only when ``s0 * d0 == d1`` is known at compile time (all
-    static); static ``_1`` modes vanish, a dynamic ``1`` stays.
-
-    >>> from labkit.layout.int_tuple import S
-    >>> print(coalesce(Layout((S(2), S(4)), (S(1), S(2)))))
-    _8:_1
-    >>> print(coalesce(Layout((2, 4), (1, 2))))
-    (2,4):(1,2)
-    >>> print(coalesce(Layout((S(2), (S(2), S(4))), (S(1), (S(2), S(16)))), (S(1), S(1))))
-    (_2,(_2,_4)):(_1,(_2,_16))
-    """
-    if type(layout) is not Layout:
-        layout = _as_layout(layout, "coalesce")
-    if has_basis(layout.stride):
-        return _via_ints(coalesce, layout, profile)
-    if profile is None:
-        shp = layout.shape
-        if type(shp) is not tuple:
-            if type(shp) is S and shp == 1:
-                return _mk(_S1, _S0)
-            return layout
-        return _bw_coalesce(flatten_tuple(shp), flatten_tuple(layout.stride))
-    if isinstance(profile, tuple):
-        if len(layout) < len(profile):
-            raise LayoutError(f"coalesce: profile {fmt(profile)} has more modes than "
-                              f"layout {layout}")
-        modes = [coalesce(layout[i], profile[i]) if isinstance(profile[i], tuple)
-                 else coalesce(layout[i]) for i in range(len(profile))]
-        modes += [layout[i] for i in range(len(profile), len(layout))]
-        return make_layout(*modes)
-    return _bw_coalesce(flatten_tuple(layout.shape), flatten_tuple(layout.stride))
-
-
-def filter_zeros(a, b=None):
-    """``filter_zeros(stride, shape)``: shape with ``_1`` wherever the stride is a *static* 0.
-
-    A dynamic zero stride is kept as it is: only compile-time broadcast is recognised.
-    ``filter_zeros(layout)`` returns the layout with those modes made size ``_1``.
-
-    >>> from labkit.layout.int_tuple import S
-    >>> filter_zeros((S(1), S(0), S(8)), (S(2), S(2), S(2)))
-    (_2, _1, _2)
-    >>> filter_zeros((S(1), 0, S(8)), (S(2), S(2), S(2)))
-    (_2, _2, _2)
-    """
-    if isinstance(a, Layout) and b is None:
-        return Layout(filter_zeros(a.stride, a.shape), a.stride)
-    if isinstance(a, tuple):
-        if not isinstance(b, tuple) or len(a) != len(b):
-            raise LayoutError(f"filter_zeros: stride {fmt(a)} and shape {fmt(b)} must be "
-                              "congruent")
-        return tuple(filter_zeros(x, y) for x, y in zip(a, b))
-    if isinstance(b, tuple):
-        raise LayoutError(f"filter_zeros: stride {fmt(a)} and shape {fmt(b)} must be congruent")
-    return S(1) if is_constant(0, a) else b
-
-
-def filter(layout):
-    """Remove broadcast (static stride-0) and size-1 modes, then coalesce (CuTe ``filter``).
-
-    >>> from labkit.layout.int_tuple import S
-    >>> print(filter(Layout((S(2), S(3), S(4)), (S(1), S(0), S(2)))))
-    _8:_1
-    """
-    if type(layout) is not Layout:
-        layout = _as_layout(layout, "filter")
-    if has_basis(layout.stride):
-        return _via_ints(_filter, layout)
-    return _filter(layout)
-
-
-def _filter(layout):
-    shp, std = layout.shape, layout.stride
-    if type(shp) is not tuple:
-        if (type(std) is S and std == 0) or (type(shp) is S and shp == 1):
-            return _mk(_S1, _S0)
-        return layout
-    shp, std = flatten_tuple(shp), flatten_tuple(std)
-    for d in std:
-        if d == 0 and type(d) is S:
-            shp = tuple(_S1 if type(d) is S and d == 0 else s for s, d in zip(shp, std))
-            break
-    return _bw_coalesce(shp, std)
-
-
-def compact_major(shp, major="left", current=None):
-    """Compact strides for ``shp``: ``"left"`` (LayoutLeft, column-major) or ``"right"``.
-
-    A *static* size-1 mode gets stride ``_0`` and does not advance the running stride,
-    as in CuTe; a dynamic 1 is an ordinary extent.
-
-    >>> from labkit.layout.int_tuple import S
-    >>> compact_major((S(2), S(1), S(2)), "left")
-    (_1, _0, _2)
-    >>> compact_major((S(2), 1, S(2)), "left")
-    (_1, _2, 2)
-    >>> compact_major((S(2), S(3), S(4)), "right")
-    (_12, _4, _1)
-    """
-    if major not in ("left", "right"):
-        raise LayoutError(f"compact_major: major must be 'left' or 'right', got {major!r}")
-    cur = _S1 if current is None else current
-    if major == "left" and type(shp) is not tuple:
-        if type(shp) is S:
-            return _S0 if shp == 1 else cur
-        if type(shp) is int:
-            return cur
-    check_int_tuple(shp, "compact_major shape")
-
-    def rec(s, cur):
-        if isinstance(s, tuple):
-            items = list(s) if major == "left" else list(reversed(s))
-            out = []
-            for e in items:
-                d, cur = rec(e, cur)
-                out.append(d)
-            if major == "right":
-                out.reverse()
-            return tuple(out), cur
-        if is_constant(1, s):
-            return S(0), cur
-        return cur, cur * s
-
-    return rec(shp, cur)[0]
-
 
 def make_ordered_layout(shp, order=None):
     """A compact layout whose modes are ordered by ``order`` (CuTe ``make_ordered_layout``).
@@ -650,149 +412,7 @@ def make_ordered_layout(shp, order=None):
     if order is None:
         return Layout(shp)
     check_int_tuple(order, "make_ordered_layout order")
-    ref_shape = flatten_tuple(_product_like(shp, order))
-    flat_order = flatten_tuple(order)
-    max_order = 0
-    for o in flat_order:
-        if isinstance(o, S) and o > max_order:
-            max_order = int(o)
-    ref_order = tuple(o if isinstance(o, S) else S(max_order + 1 + i)
-                      for i, o in enumerate(flat_order))
-    new_order = _unflatten(ref_order, order)
-
-    def rec(s, o):
-        if isinstance(o, tuple):
-            if not isinstance(s, tuple) or len(s) != len(o):
-                raise LayoutError(f"make_ordered_layout: shape {fmt(shp)} and order {fmt(order)} "
-                                  "must be congruent")
-            return tuple(rec(x, y) for x, y in zip(s, o))
-        start = S(1)
-        for rs, ro in zip(ref_shape, ref_order):
-            if int(ro) < int(o):
-                start = start * rs
-        return compact_major(s, "left", start)
-
-    return Layout(shp, rec(shp, new_order))
-
-
-def _product_like(shp, prof):
-    if isinstance(prof, tuple):
-        if not isinstance(shp, tuple) or len(shp) != len(prof):
-            raise LayoutError(f"make_ordered_layout: shape {fmt(shp)} and order {fmt(prof)} "
-                              "must be congruent")
-        return tuple(_product_like(s, p) for s, p in zip(shp, prof))
-    return product(shp)
-
-
-def _unflatten(flat, prof):
-    it = iter(flat)
-
-    def rec(p):
-        if isinstance(p, tuple):
-            return tuple(rec(e) for e in p)
-        return next(it)
-
-    return rec(prof)
-
-
-def append(layout, x=None, n=None):
-    """Append mode ``x`` (default ``_1:_0``), or pad to rank ``n`` with ``_1:_0``."""
-    layout = _as_layout(layout, "append")
-    modes = list(layout) if isinstance(layout.shape, tuple) else [layout]
-    if n is not None:
-        while len(modes) < n:
-            modes.append(Layout(S(1), S(0)))
-    else:
-        modes.append(x if x is not None else Layout(S(1), S(0)))
-    return make_layout(*modes)
-
-
-def prepend(layout, x):
-    layout = _as_layout(layout, "prepend")
-    modes = list(layout) if isinstance(layout.shape, tuple) else [layout]
-    return make_layout(x, *modes)
-
-
-def _on_tensor(fn, x, *args):
-    """``fn`` on a tensor's layout, keeping its storage and offset (C++'s Tensor overloads)."""
-    if isinstance(x, Layout):
-        return fn(x, *args)
-    if hasattr(x, "storage") and isinstance(getattr(x, "layout", None), Layout):
-        return type(x)(x.storage, fn(x.layout, *args), x.offset)
-    return fn(x, *args)
-
-
-def _bounds(layout, b, e, what):
-    layout = _as_layout(layout, what)
-    if not (is_int(b) and is_int(e)):
-        raise LayoutError(f"{what}: mode bounds b and e must be ints, got {b!r} and {e!r}")
-    R = len(layout)
-    return layout, list(layout), (R if e == -1 else e), R
-
-
-def take(layout, b, e=-1):
-    """Modes ``[b, e)`` of a layout or tensor (CuTe ``take<B,E>``; ``e=-1`` is the rank).
-
-    >>> print(take(Layout((2, 4, 8), (1, 2, 8)), 1, 3))
-    (4,8):(2,8)
-    """
-    return _on_tensor(_take, layout, b, e)
-
-
-def _take(layout, b, e):
-    layout, modes, e2, R = _bounds(layout, b, e, "take")
-    if not b < e2:
-        raise LayoutError(f"take: modes [b={b}, e={e}) of layout {layout}: an empty range "
-                          "(CuTe: take: empty range error)")
-    if not (0 <= b and e2 <= R):
-        raise LayoutError(f"take: modes [b={b}, e={e}) of layout {layout} of rank {R} (CuTe: "
-                          "take: range out of bounds)")
-    return make_layout(*modes[b:e2])
-
-
-def group_modes(layout, b, e=-1):
-    """Modes ``[b, e)`` gathered into one mode, the others kept (CuTe ``group<B,E>`` on a
-    layout, ``group_modes<B,E>`` on a tensor; ``e=-1`` is the rank).
-
-    >>> print(group_modes(Layout((2, 4, 8), (1, 2, 8)), 0, 2))
-    ((2,4),8):((1,2),8)
-    """
-    return _on_tensor(_group, layout, b, e)
-
-
-def _group(layout, b, e):
-    layout, modes, e2, R = _bounds(layout, b, e, "group_modes")
-    if e2 > R or b > R:
-        raise LayoutError(f"group_modes: modes [b={b}, e={e}) of layout {layout} of rank {R} "
-                          "run past its modes (CuTe: Index out of range)")
-    if not 0 <= b <= e2:
-        raise LayoutError(f"group_modes: modes [b={b}, e={e}) of layout {layout} need "
-                          "0 <= b <= e (CuTe: static_assert(B <= E))")
-    if b == e2:
-        return layout
-    out = modes[:b] + [make_layout(*modes[b:e2])] + modes[e2:]
-    return make_layout(*out)
-
-
-def select(layout, *modes):
-    """The listed modes, in the listed order (CuTe ``select<I...>``).
-
-    >>> print(select(Layout((2, 4, 8), (1, 2, 8)), 2, 0))
-    (8,2):(8,1)
-    """
-    return _on_tensor(_select, layout, *modes)
-
-
-def _select(layout, *modes):
-    layout = _as_layout(layout, "select")
-    if not modes:
-        raise LayoutError("select(layout, *modes): name at least one mode")
-    R = len(layout)
-    for m in modes:
-        if not is_int(m) or not 0 <= m < R:
-            raise LayoutError(f"select: mode {m!r} is out of range for layout {layout} of rank "
-                              f"{R} (CuTe: get<I> needs I < rank)")
-    return make_layout(*[layout[m] for m in modes])
+    return Layout(shp, _compact_order(shp, order))
 
 
 def unwrap_layout(layout):

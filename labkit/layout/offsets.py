@@ -12,7 +12,8 @@ from typing import Any
 from ..errors import LayoutError
 from .int_tuple import product
 from ._np import np
-from .layout import Layout, check_in_domain, make_layout
+from .coordinates import check_in_domain
+from .layout import Layout, make_layout
 from .swizzle import ComposedLayout
 
 __all__ = ["layout_offsets", "flat_index", "mode_sizes", "check_layout"]

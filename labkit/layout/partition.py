@@ -23,8 +23,10 @@ from __future__ import annotations
 
 from ..errors import LayoutError
 from .int_tuple import S, is_int, product, fmt, check_int_tuple
-from .layout import Layout, make_layout, compact_major, _crd2idx
-from .algebra import Underscore, _, zipped_divide
+from .coordinates import compact_major, _crd2idx
+from .layout import Layout, make_layout
+from .compose import Underscore, _
+from .divides import zipped_divide
 from .tensor import Tensor
 
 __all__ = ["X", "dice", "inner_partition", "outer_partition", "local_tile", "local_partition",

@@ -22,13 +22,11 @@ from dataclasses import dataclass, field
 
 from ..errors import LayoutError
 from .int_tuple import S, is_int, ceil_div, coalesce_shape, flatten_tuple, fmt
-from .layout import (
-    Layout, make_layout, size, cosize, coalesce, coalesce_x, filter as filter_layout,
-    compact_major, _as_layout,
-)
-from .algebra import (
-    composition, complement, right_inverse, left_inverse, _exchange_sort, _prefix_products,
-)
+from .coordinates import compact_major
+from .layout import Layout, make_layout, size, cosize, coalesce_x, _as_layout
+from .simplify import coalesce, filter as filter_layout
+from .compose import composition, complement
+from .inverses import right_inverse, left_inverse, _exchange_sort, _prefix_products
 
 __all__ = ["WalkStep", "ModeWalk", "CompositionSteps", "composition_steps", "ComplementPick",
            "ComplementSteps", "complement_steps", "InverseStep", "InverseSteps",
@@ -128,7 +126,8 @@ class CompositionSteps:
         ``R(i) = sum_k (A o B_k)(i_k)``. That is ``A(B(i))`` only if the offsets of B's modes
         add inside ``A`` without carrying from one of A's modes into the next. True when,
         for every ``i``, ``A(B(i)) == sum_k A(B_k(i_k))``."""
-        from .layout import idx2crd, flatten
+        from .coordinates import idx2crd
+        from .layout import flatten
         leaves = [m.b_mode for m in self.modes]
         for i in range(int(size(self.b))):
             crd = idx2crd(i, self.b.shape)

@@ -21,7 +21,8 @@ from ._np import np
 
 from ..errors import LayoutError
 from .int_tuple import S, is_int, fmt, is_static, flatten_tuple
-from .layout import Layout, size, _check_coord, _cfmt
+from .coordinates import _check_coord, _cfmt
+from .layout import Layout, size
 
 __all__ = ["Swizzle", "ComposedLayout", "make_composed_layout"]
 

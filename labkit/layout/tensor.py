@@ -24,11 +24,12 @@ from ._np import np
 
 from ..errors import LayoutError
 from .int_tuple import S, is_int, fmt, is_static, check_int_tuple
-from .layout import (
-    Layout, _crd2idx, size, cosize, coalesce, _check_coord, _cfmt, make_identity_layout,
-)
+from .coordinates import _crd2idx, _check_coord, _cfmt
+from .layout import Layout, size, cosize, make_identity_layout
+from .simplify import coalesce
 from .swizzle import ComposedLayout, Swizzle, swizzle_strides
-from .algebra import Underscore, recast_layout
+from .compose import Underscore
+from .vectors import recast_layout
 from .basis import ArithTuple, ScaledBasis, make_basis_like, as_arithmetic_tuple
 
 __all__ = ["Tensor", "make_tensor", "make_fragment", "recast", "slice_layout",

@@ -18,7 +18,8 @@ import re
 from ..errors import LayoutError
 from .int_tuple import S
 from .basis import ScaledBasis, has_basis
-from .layout import Layout, size, cosize, append
+from .layout import Layout, size, cosize
+from .modes import append
 from .swizzle import Swizzle, ComposedLayout
 
 __all__ = ["parse_layout", "parse_int_tuple", "print_layout", "layout_table"]
