@@ -445,13 +445,11 @@ def environment() -> dict:
     from labkit.lab import backend
 
     if backend() == "gpu":
-        from numba import cuda
-
-        from labkit.cuda import device_name
+        from labkit.cuda import _numba, device_name
 
         env["device"] = device_name()
         try:
-            env["cuda_driver_api"] = ".".join(str(v) for v in cuda.cudadrv.driver.driver.get_version())
+            env["cuda_driver_api"] = ".".join(str(v) for v in _numba.driver_version())
         except Exception:  # noqa: BLE001 - the version is a courtesy, not a requirement
             pass
     return env
