@@ -1,9 +1,11 @@
 """``python -m labkit grade SUBMISSION...``: grade exercise notebooks or otter export zips.
 
-Runs each submission, then its exercise's public and hidden tests, without Docker, and prints
-``NAME: X/Y points`` per submission. ``--csv FILE`` writes ``file,question,points,max``.
-``--assign`` first builds the hidden tests from ``solutions/`` (otter assign, into
-``exercises/<name>/autograder``).
+Runs each submission in its own isolated process, which sends its answers back as data, then
+runs its exercise's public and hidden tests in this process on that data, and prints
+``NAME: X/Y points`` per submission (and, on stderr, the isolation used). ``--csv FILE`` writes
+``file,question,points,max``. ``--tests DIR`` reads the hidden tests from a folder of otter assign
+outputs kept outside the repository. ``--assign`` first builds the hidden tests from
+``solutions/`` (otter assign, into ``exercises/<name>/autograder``).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import csv
 import sys
 from pathlib import Path
 
+from ..errors import LabkitError
 from ..grading.grade import GradingError, fmt, grade
 
 
@@ -24,9 +27,14 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("submissions", nargs="*", help="notebooks or zips; a folder means every "
                     ".ipynb and .zip in it")
     ap.add_argument("--csv", metavar="FILE", help="also write file,question,points,max rows")
-    ap.add_argument("--autograder", metavar="DIR", action="append", default=[],
+    ap.add_argument("--tests", "--autograder", metavar="DIR", action="append", default=[],
+                    dest="autograder",
                     help="an otter assign output folder (or a folder of them) holding the hidden "
-                         "tests; default exercises/<name>/autograder")
+                         "tests, e.g. kept outside the repository; default "
+                         "exercises/<name>/autograder")
+    ap.add_argument("--isolation", choices=["auto", "namespaces", "bwrap", "none"],
+                    default="auto", help="how each submission is isolated (default: the "
+                    "strongest this machine allows); the one used is printed on stderr")
     ap.add_argument("--assign", action="store_true",
                     help="first build exercises/<name> from solutions/<name>.ipynb with otter "
                          "assign (the handed-out notebook, public and hidden tests)")
@@ -69,8 +77,16 @@ def main(argv=None) -> int:
         ap.print_usage(sys.stderr)
         print("labkit grade: give at least one notebook or zip to grade", file=sys.stderr)
         return 2
-    reports = grade(_expand(args.submissions), [Path(d) for d in args.autograder], args.timeout,
-                    args.jobs)
+    from ..grading import grade as grade_module
+
+    try:
+        reports = grade(_expand(args.submissions), [Path(d) for d in args.autograder],
+                        args.timeout, args.jobs, isolation=args.isolation)
+    except LabkitError as e:
+        print(f"labkit grade: {e}", file=sys.stderr)
+        return 2
+    if grade_module.last_isolation:
+        print(f"labkit grade: isolation: {grade_module.last_isolation}", file=sys.stderr)
     failed = 0
     for r in reports:
         if r.exercise is None:
