@@ -36,7 +36,7 @@ from . import answers
 
 __all__ = [
     "Hint", "NotAnswered", "Wrong", "Kind", "Int", "Str", "Layout", "Tuple", "TupleOf", "SetOf",
-    "ListOf", "Function", "Axe", "SwizzleName", "OneOf", "INT", "STR", "LAYOUT", "AXE",
+    "ListOf", "Function", "Outputs", "Axe", "SwizzleName", "OneOf", "INT", "STR", "LAYOUT", "AXE",
     "SWIZZLE", "pair", "FUNCTION", "form", "exact", "read", "take_notes", "canonical",
 ]
 
@@ -99,6 +99,11 @@ class Kind:
 
     def read(self, value, where: str):
         raise NotImplementedError
+
+    def read_expected(self, expected, where: str):
+        """The expected answer of a hidden test, read like an answer (a kind whose answers are
+        functions reads its expected value differently)."""
+        return read(expected, self, where)
 
     def mismatch(self, value, where: str) -> Hint:
         return Hint(f"{where}: expected {self.describe()}, got {_article(_type_name(value))}")
@@ -318,6 +323,48 @@ class Function(Kind):
         return value
 
 
+class Outputs(Function):
+    """A function answer graded by its outputs: the grader calls it on ``inputs`` (in the
+    submission's process) and reads each output with ``kind``. Its expected answer is the tuple
+    of expected outputs.
+
+    >>> double = Outputs([(1,), (5,)], INT)
+    >>> exact(lambda x: 2 * x, double, (2, 10), "double")
+    >>> exact(lambda x: x + 1, double, (2, 10), "double")
+    Traceback (most recent call last):
+    ...
+    labkit.grading.checks.Wrong: double: not the right answer
+    """
+
+    def __init__(self, inputs, kind: Kind):
+        self._inputs = [tuple(a) for a in inputs]
+        self.kind = kind
+
+    def describe(self):
+        return f"a function returning {self.kind.describe()}"
+
+    def inputs(self) -> list:
+        return list(self._inputs)
+
+    def read_expected(self, expected, where):
+        return tuple(read(v, self.kind, where) for v in expected)
+
+    def read(self, value, where):
+        super().read(value, where)
+        out = []
+        for args in self._inputs:
+            call = f"{where}{args if len(args) != 1 else f'({args[0]!r})'}"
+            try:
+                got = value(*args)
+            except Exception as e:  # noqa: BLE001 - the submission's function raised
+                raise Hint(f"{call} raised {e if isinstance(e, answers.Raised) else repr(e)}") from None
+            got = answers.as_data(got)
+            if _contains_ellipsis(got):
+                raise NotAnswered(f"{where}: not answered yet")
+            out.append(self.kind.read(got, call))
+        return tuple(out)
+
+
 def _pattern(kind: Kind) -> str:
     if isinstance(kind, Tuple):
         return kind.pattern()
@@ -401,7 +448,7 @@ def exact(value, kind: Kind, expected, name: str) -> None:
     """
     got = read(value, kind, name)
     kept = take_notes()
-    want = read(expected, kind, "the expected answer")   # a labkit object too (a variant's)
+    want = kind.read_expected(expected, "the expected answer")   # labkit objects too
     take_notes()                                          # never show the expected answer
     _NOTES.extend(kept)
     if got != want:  # both are plain int/str/tuple/frozenset values here

@@ -339,9 +339,10 @@ class ThreadBlock(RowAddress):
     def describe(self):
         return super().describe() + " that the thread block runs"
 
+    def read_expected(self, expected, where):
+        return str(expected)            # COMPUTES: what a right answer is read as
+
     def read(self, value, where):
-        if type(value) is str:          # the expected answer of the hidden test
-            return value
         super().read(value, where)
         try:
             run = run_capstone(**{_operand_arg(self.operand): value}, backend=self.backend)
