@@ -2,10 +2,11 @@
 
 Runs each submission in its own isolated process, which sends its answers back as data, then
 runs its exercise's public and hidden tests in this process on that data, and prints
-``NAME: X/Y points`` per submission (and, on stderr, the isolation used). ``--csv FILE`` writes
-``file,question,points,max``. ``--tests DIR`` reads the hidden tests from a folder of otter assign
-outputs kept outside the repository. ``--assign`` first builds the hidden tests from
-``solutions/`` (otter assign, into ``exercises/<name>/autograder``).
+``NAME: X/Y points`` per submission (``(variant N)`` after it for an exercise with variants;
+on stderr, the isolation used). ``--csv FILE`` writes ``file,question,points,max,variant``.
+``--tests DIR`` reads the hidden tests from a folder of otter assign outputs kept outside the
+repository; ``--variant SEED`` grades every submission as one variant. ``--assign`` first
+builds the hidden tests from ``solutions/`` (otter assign, into ``exercises/<name>/autograder``).
 """
 
 from __future__ import annotations
@@ -40,6 +41,9 @@ def _parser() -> argparse.ArgumentParser:
                          "assign (the handed-out notebook, public and hidden tests)")
     ap.add_argument("--no-run-tests", action="store_true",
                     help="with --assign: do not run the masters against their own tests")
+    ap.add_argument("--variant", type=int, default=None, metavar="SEED",
+                    help="grade every submission as this variant (0: the book's numbers); "
+                         "default: each notebook's own, from the student id in its first cell")
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="seconds one submission may run (default 300)")
     ap.add_argument("-j", "--jobs", type=int, default=None,
@@ -81,7 +85,8 @@ def main(argv=None) -> int:
 
     try:
         reports = grade(_expand(args.submissions), [Path(d) for d in args.autograder],
-                        args.timeout, args.jobs, isolation=args.isolation)
+                        args.timeout, args.jobs, isolation=args.isolation,
+                        variant=args.variant)
     except LabkitError as e:
         print(f"labkit grade: {e}", file=sys.stderr)
         return 2
@@ -93,7 +98,8 @@ def main(argv=None) -> int:
             failed += 1
             print(f"{r.file}: error: {r.error}")
             continue
-        print(f"{r.file}: {fmt(r.points)}/{fmt(r.max)} points")
+        variant = "" if r.variant is None else f" (variant {r.variant})"
+        print(f"{r.file}: {fmt(r.points)}/{fmt(r.max)} points{variant}")
         if r.error:
             print(f"  {r.error}")
         if args.verbose:
@@ -106,8 +112,9 @@ def main(argv=None) -> int:
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["file", "question", "points", "max"])
+            w.writerow(["file", "question", "points", "max", "variant"])
             for r in reports:
                 for q in r.questions:
-                    w.writerow([r.file, q.question, fmt(q.points), fmt(q.max)])
+                    w.writerow([r.file, q.question, fmt(q.points), fmt(q.max),
+                                "" if r.variant is None else r.variant])
     return 1 if failed else 0

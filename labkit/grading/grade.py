@@ -118,6 +118,31 @@ def exercise_of(nb) -> str:
                        "(no otter assignment_name in its metadata)")
 
 
+def student_variant(nb) -> int:
+    """The variant a notebook asks for: the seed of the first ``student_id = "..."`` its code
+    cells assign (an int is a seed itself; read from the source, never run), else 0."""
+    import ast
+
+    from .variants import seed_of
+
+    for source in code_of(nb):
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)
+                    and node.targets[0].id == "student_id"):
+                value = node.value
+                if isinstance(value, ast.Constant) and type(value.value) is int and value.value >= 0:
+                    return value.value                  # a variant handed out as its seed
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    return seed_of(value.value)
+                return 0
+    return 0
+
+
 def code_of(nb) -> list[str]:
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
@@ -459,7 +484,8 @@ def grade(submissions: list[str | os.PathLike], autograder_dirs: list[Path] = ()
 
     ``parallel`` submissions run at a time (default: the number of CPUs, at most 8);
     ``isolation``: see :func:`labkit.grading.sandbox.choose` (the one used is in each report and
-    in ``grade.last_isolation``)."""
+    in ``grade.last_isolation``); ``variant``: the variant seed of every submission (default:
+    each notebook's own, from the student id in its first cell; 0 without one)."""
     global last_isolation
     from concurrent.futures import ThreadPoolExecutor
 
@@ -479,7 +505,8 @@ def grade(submissions: list[str | os.PathLike], autograder_dirs: list[Path] = ()
         except GradingError as e:
             reports.append(Report(name, None, [], error=str(e)))
             continue
-        jobs.append((len(reports), name, suites[tests_dir], code_of(nb)))
+        jobs.append((len(reports), name, suites[tests_dir], code_of(nb),
+                     student_variant(nb) if variant is None else int(variant)))
         reports.append(None)
     if not jobs:
         return reports
@@ -493,7 +520,7 @@ def grade(submissions: list[str | os.PathLike], autograder_dirs: list[Path] = ()
     parallel = parallel or max(1, min(8, os.cpu_count() or 1))
 
     def work(job):
-        _, _, suite, cells = job
+        _, _, suite, cells, _ = job
         run = _run_child(box, cells, suite.answer_names, suite.calls, timeout)
         functions = [n for n in suite.calls if run.answers.get(n, [None])[:1] == ["function"]]
         if functions and not run.done and run.last_cell >= 0:
@@ -507,13 +534,15 @@ def grade(submissions: list[str | os.PathLike], autograder_dirs: list[Path] = ()
     with ThreadPoolExecutor(max_workers=parallel) as pool:
         runs = list(pool.map(work, jobs))
     restored = guard.restore()
-    for (i, name, suite, _), run in zip(jobs, runs):
-        questions = suite.run(_env_of(run, suite.calls), variant)
+    from .variants import EXERCISES as _WITH_VARIANTS
+
+    for (i, name, suite, _, seed), run in zip(jobs, runs):
+        questions = suite.run(_env_of(run, suite.calls), seed)
         error = run.error
         if restored:
             note = "test files changed while grading were put back: " + ", ".join(restored)
             error = f"{error}; {note}" if error else note
         reports[i] = Report(name, suite.exercise, questions, error=error,
                             cell_errors=run.cell_errors, isolation=box.description,
-                            variant=variant)
+                            variant=seed if suite.exercise in _WITH_VARIANTS else None)
     return reports

@@ -1,0 +1,179 @@
+"""Variants: each student's own numbers for an exercise's hand-computation questions.
+
+A variant is a seed. Variant 0 is the exercise as the book prints it; any other seed draws new
+shapes, strides, coordinates and indices from the same ranges of well-posed questions, and the
+expected answers are computed with labkit when the notebook is graded. A student's seed comes
+from the id they enter in the notebook's first cell (:func:`seed_of`), or the instructor gives
+one with ``labkit grade --variant SEED``.
+
+>>> v = of("01_shape_stride", "")          # no id: the book's numbers
+>>> v.seed, str(v.L), v.c1
+(0, '(4,8):(8,1)', (2, 3))
+>>> answer("01_shape_stride", "q1", 0)
+19
+>>> of("01_shape_stride", "student-42").seed == seed_of("student-42") != 0
+True
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from dataclasses import dataclass
+
+from ..errors import LabkitError
+
+__all__ = ["seed_of", "of", "answer", "questions", "EXERCISES", "Variant"]
+
+
+def seed_of(student_id) -> int:
+    """The variant of a student id: 0 for ``""`` (the book's numbers), else a stable number
+    from 1 to 999999 (the same id gives the same variant on every machine)."""
+    if student_id is None or str(student_id).strip() == "":
+        return 0
+    digest = hashlib.sha256(str(student_id).strip().encode("utf-8")).digest()
+    return int.from_bytes(digest[:8], "big") % 999_999 + 1
+
+
+def _seed(seed_or_id) -> int:
+    if isinstance(seed_or_id, bool):
+        raise LabkitError(f"a variant is a seed (int >= 0) or a student id (str); got {seed_or_id!r}")
+    if isinstance(seed_or_id, int):
+        if seed_or_id < 0:
+            raise LabkitError(f"a variant seed is an int >= 0; got {seed_or_id}")
+        return seed_or_id
+    if isinstance(seed_or_id, str):
+        return seed_of(seed_or_id)
+    raise LabkitError(f"a variant is a seed (int >= 0) or a student id (str); got {seed_or_id!r}")
+
+
+@dataclass
+class Variant:
+    """One variant's numbers (attributes), and how the notebook prints them."""
+
+    exercise: str
+    seed: int
+    numbers: dict
+    lines: list
+
+    def __getattr__(self, name):
+        numbers = self.__dict__.get("numbers", {})
+        if name in numbers:
+            return numbers[name]
+        raise AttributeError(f"variant of {self.exercise} has no number {name!r}")
+
+    def __str__(self):
+        head = (f"{self.exercise}, variant {self.seed}"
+                + (" (the book's numbers)" if self.seed == 0 else ""))
+        return "\n".join([head, *self.lines])
+
+    def __repr__(self):
+        return str(self)
+
+
+# ------------------------------------------------------------------------ 01_shape_stride
+
+
+def _shape_stride(seed: int) -> Variant:
+    import labkit as lk
+
+    S = lk.S
+    if seed == 0:
+        m, n, c1, f = 4, 8, (2, 3), 13
+        ta, tb, pitch = 4, 8, 16
+        da, db = 4, 8
+        a0, a1, a_mid, a_join = 2, 6, 6, 2
+        pa, pb = 4, 8
+        p, q, r, s1, s2, g = 2, 2, 4, 8, 2, 11
+        t, val = 5, 6
+    else:
+        rng = random.Random(f"01_shape_stride/{seed}")
+        while True:
+            m, n = rng.randint(3, 9), rng.randint(3, 12)
+            if (m, n) != (4, 8) and m != n:
+                break
+        c1 = (rng.randrange(1, m), rng.randrange(1, n))
+        f = rng.randrange(m + 1, m * n - 1)
+        ta, tb = rng.randint(3, 9), rng.randint(3, 9)
+        pitch = rng.randint(tb + 3, 40)
+        da, db = rng.randint(3, 12), rng.randint(3, 12)
+        a0, a1 = rng.randint(2, 8), rng.randint(2, 8)
+        a_mid = rng.randint(3, 40)
+        a_join = a0 if rng.random() < 0.5 else rng.choice([x for x in range(2, 12) if x != a0])
+        pa, pb = rng.randint(3, 12), rng.randint(3, 12)
+        p, q, r = rng.randint(2, 3), rng.randint(2, 3), rng.randint(3, 5)
+        s1 = rng.randint(p + 2, 12)
+        s2 = rng.randint(2, 16)
+        g = rng.randrange(p * q + 1, p * q * r - 1)
+        while (t := rng.randrange(32), val := rng.randrange(8)) in ((5, 6), (0, 5), (21, 1)):
+            pass                                  # the pairs the book works out
+    L = lk.make_layout((m, n), (n, 1))
+    T = lk.make_layout((ta, tb), (pitch, 1))
+    A = lk.make_layout((S(a0), (S(1), S(a1))), (S(1), (S(a_mid), S(a_join))))
+    N = lk.make_layout(((p, q), r), ((1, s1), s2))
+    A_tv = lk.parse_layout("((_4,_8),(_2,_2,_2)):((_32,_1),(_16,_8,_128))")
+    numbers = dict(L=L, c1=c1, f=f, T=T, D=(da, db), A=A, P=(pa, pb), N=N, g=g, t11=t, v11=val,
+                   A_tv=A_tv)
+    rows = [("L", L, "questions 1-3"), ("c1", c1, "question 1"), ("f", f, "questions 2, 3"),
+            ("T", T, "question 4"), ("D", (da, db), "question 5: make_layout(D)"),
+            ("A", A, "question 6"), ("P", (pa, pb), "question 7: column-major, shape P"),
+            ("N", N, "questions 8, 9"), ("g", g, "questions 8, 9"),
+            ("t11, v11", f"{t}, {val}", "question 11")]
+    lines = [f"{name:<8}= {str(value):<30} ({where})" for name, value, where in rows]
+    return Variant("01_shape_stride", seed, numbers, lines)
+
+
+def _shape_stride_answers(v: Variant) -> dict:
+    import labkit as lk
+
+    L, N, T, A = v.L, v.N, v.T, v.A
+    m = int(lk.size(L.shape[0]))
+    coord_f = (v.f % m, v.f // m)
+    inner = int(lk.size(N.shape[0]))
+    p = int(lk.size(N.shape[0][0]))
+    rest = v.g % inner
+    pa, pb = v.P
+    return {
+        "q1": int(L(*v.c1)),
+        "q2": coord_f,
+        "q3": int(L(v.f)),
+        "q4": (int(lk.size(T)), int(lk.cosize(T))),
+        "q5": str(lk.make_layout(v.D)),
+        "q6": str(lk.coalesce(A)),
+        "q7": (str(lk.coalesce(lk.make_layout((lk.S(pa), lk.S(pb))))),
+               str(lk.coalesce(lk.make_layout((pa, pb), (1, pa))))),
+        "q8": ((rest % p, rest // p), v.g // inner),
+        "q9": int(N(v.g)),
+        "q11": (int(v.A_tv(v.t11, v.v11)) % 16, int(v.A_tv(v.t11, v.v11)) // 16),
+    }
+
+
+EXERCISES = {
+    "01_shape_stride": (_shape_stride, _shape_stride_answers),
+}
+
+
+def questions(exercise: str) -> list[str]:
+    """The questions of ``exercise`` whose numbers come from the variant."""
+    _check(exercise)
+    return sorted(EXERCISES[exercise][1](of(exercise, 0)), key=lambda q: (len(q), q))
+
+
+def _check(exercise):
+    if exercise not in EXERCISES:
+        raise LabkitError(f"exercise must be one of {', '.join(sorted(EXERCISES))} (the exercises "
+                          f"with variants); got {exercise!r}")
+
+
+def of(exercise: str, seed_or_id=0) -> Variant:
+    """The numbers of ``exercise`` for a variant seed or a student id (``""``: the book's)."""
+    _check(exercise)
+    return EXERCISES[exercise][0](_seed(seed_or_id))
+
+
+def answer(exercise: str, question: str, seed_or_id=0):
+    """The expected answer of ``question`` in a variant, computed with labkit."""
+    answers = EXERCISES[exercise][1](of(exercise, seed_or_id))
+    if question not in answers:
+        raise LabkitError(f"question must be one of {', '.join(answers)}; got {question!r}")
+    return answers[question]
