@@ -2,7 +2,8 @@
 
 Variant 0 is the book's exercise: its answers are the ones worked out from the book's facts
 (offset 19 of (2, 3) in (4,8):(8,1), '_12:_1' from coalescing (_2,(_1,_6)):(_1,(_6,_2)), ...).
-For 60 other seeds every question is well-posed: its numbers are in range, its answer is unique
+The same for exercise 2's tiling, composition and complement questions. For 60 other seeds
+every question is well-posed: its numbers are in range, its answer is unique
 (the layouts asked about are one-to-one where the question inverts them), its answer agrees
 with the arithmetic written out here, it varies from seed to seed, and the layout it is asked
 about is printed on no book page. For the layout questions labkit's answer is what CuTe C++
@@ -37,12 +38,18 @@ BOOK_ANSWERS = {"q1": 19, "q2": (1, 3), "q3": 11, "q4": (32, 56), "q5": "(4,8):(
                 "q11": (9, 10)}
 
 
-def answers(seed):
-    return {q: variants.answer(EX, q, seed) for q in variants.questions(EX)}
+TILING = "02_tiling"
+TILING_BOOK = {"q1": 37, "q2": (2, 0, 1, 1), "q3": 41, "q4": ((4, 16), (1, 8)), "q5": 52,
+               "q8": 32, "q10": "(_2,_2):(_1,_8)"}
+
+
+def answers(seed, ex=EX):
+    return {q: variants.answer(ex, q, seed) for q in variants.questions(ex)}
 
 
 def test_variant_zero_is_the_book_exercise():
     assert answers(0) == BOOK_ANSWERS
+    assert answers(0, TILING) == TILING_BOOK
     assert variants.of(EX, "").seed == 0 and variants.of(EX, "  ").seed == 0
 
 
@@ -100,13 +107,46 @@ def test_every_question_is_well_posed(seed):
         assert not [name for name, text in PAGES.items() if re.search(pattern, text)], pattern
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_tiling_question_is_well_posed(seed):
+    v = variants.of(TILING, seed)
+    a = answers(seed, TILING)
+    rows, cols = v.shape
+    tr, tc = v.tile
+    assert rows % tr == 0 and cols % tc == 0 and (rows, cols, tr, tc) != (8, 8, 2, 4)
+    i, j = v.e
+    assert 0 <= i < rows and 0 <= j < cols and a["q1"] == cols * i + j
+    digits = a["q2"]
+    assert digits == (i // tr, i % tr, j // tc, j % tc)
+    # the storage: tiles row-major, each tile row-major; every element has one address
+    assert a["q3"] == digits[0] * tr * cols + digits[2] * tr * tc + digits[1] * tc + digits[3]
+    addresses = {v.tiled(x)[0]["m"] for x in range(rows * cols)}
+    assert addresses == set(range(rows * cols))
+    assert a["q4"] == ((tc, tr * cols), (1, tr * tc))
+    a5, b5 = v.t5
+    assert 0 <= a5 < rows // tr and 0 <= b5 < cols // tc and a["q5"] == a5 * tr * cols + b5 * tc
+    s0, s1 = v.A8.stride
+    b = (v.i8 % 4) * 3 + (v.i8 // 4)                       # B8 = (4,3):(3,1)
+    assert 0 < v.i8 < 12 and a["q8"] == (b % 6) * s0 + (b // 6) * s1
+    layout, m = v.comp
+    n, d = layout.shape, layout.stride
+    # the complement and the layout together reach every offset below m exactly once
+    comp = lk.parse_layout(a["q10"])
+    reached = sorted(x + y for x in (d * k for k in range(n)) for y in
+                     (comp(k) for k in range(lk.size(comp))))
+    assert reached == list(range(m))
+    assert not on_a_page(str(v.A8), f"R({v.i8})")
+    assert not on_a_page(f"complement({layout},{m})")
+
+
 def test_the_answers_vary_with_the_seed():
-    seen = {q: set() for q in BOOK_ANSWERS}
-    for seed in SEEDS:
-        for q, value in answers(seed).items():
-            seen[q].add(repr(value))
-    for q, values in seen.items():
-        assert len(values) >= 20, (q, len(values))
+    for ex, book in ((EX, BOOK_ANSWERS), (TILING, TILING_BOOK)):
+        seen = {q: set() for q in book}
+        for seed in SEEDS:
+            for q, value in answers(seed, ex).items():
+                seen[q].add(repr(value))
+        for q, values in seen.items():
+            assert len(values) >= 8, (ex, q, len(values))
 
 
 # ------------------------------------------------------------------------------ CuTe C++
@@ -145,6 +185,17 @@ def layout_cases():
         add(f"{N}(int({v.g}))", a["q9"])
         add(f"{cpp.cpp_layout(v.A_tv)}(int({v.t11}), int({v.v11}))",
             int(v.A_tv(v.t11, v.v11)))
+    for seed in [0, *SEEDS]:
+        v, a = variants.of(TILING, seed), answers(seed, TILING)
+        rows, cols = v.shape
+        tr, tc = v.tile
+        grid = cpp.cpp_layout(lk.make_layout((rows, cols), (cols, 1)))
+        a5, b5 = v.t5
+        add(f"zipped_divide({grid}, make_tile(int({tr}), int({tc})))"
+            f"(int(0), make_coord(int({a5}), int({b5})))", a["q5"])
+        add(f"composition({cpp.cpp_layout(v.A8)}, {cpp.cpp_layout(v.B8)})(int({v.i8}))", a["q8"])
+        layout, m = v.comp
+        add(f"complement({cpp.cpp_layout(layout)}, Int<{int(m)}>{{}})", a["q10"])
     return cases
 
 
@@ -165,4 +216,4 @@ def test_layout_answers_are_what_cute_cpp_computes():
         if kind != "ok" or not same:
             wrong.append((case.cpp, text, mine))
     assert not wrong, wrong[:5]
-    assert len(cases) == 61 * 11
+    assert len(cases) == 61 * (11 + 3)

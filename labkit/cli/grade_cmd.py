@@ -39,6 +39,10 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--assign", action="store_true",
                     help="first build exercises/<name> from solutions/<name>.ipynb with otter "
                          "assign (the handed-out notebook, public and hidden tests)")
+    ap.add_argument("--masters", metavar="DIR",
+                    help="with --assign: build from the masters in DIR (kept outside the "
+                         "repository) into the first --tests DIR instead of solutions/ into "
+                         "exercises/")
     ap.add_argument("--no-run-tests", action="store_true",
                     help="with --assign: do not run the masters against their own tests")
     ap.add_argument("--variant", type=int, default=None, metavar="SEED",
@@ -68,8 +72,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.assign:
         from ..grading.assign import build
+        kwargs = {}
+        if args.masters:
+            if not args.autograder:
+                print("labkit grade: --masters needs --tests DIR (where to build)", file=sys.stderr)
+                return 2
+            kwargs = {"solutions": Path(args.masters), "out": Path(args.autograder[0])}
         try:
-            built = build(run_tests=not args.no_run_tests)
+            built = build(run_tests=not args.no_run_tests, **kwargs)
         except GradingError as e:
             print(f"labkit grade: {e}", file=sys.stderr)
             return 2

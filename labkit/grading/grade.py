@@ -157,7 +157,8 @@ def find_tests(exercise: str, autograder_dirs: list[Path] = ()) -> Path:
         d = Path(d)
         candidates += [d / exercise / "autograder" / "tests", d / "autograder" / "tests",
                        d / exercise / "tests", d / "tests"]
-    candidates.append(REPO / "exercises" / exercise / "autograder" / "tests")
+    if not autograder_dirs:   # masters kept elsewhere are never mixed with the repository's
+        candidates.append(REPO / "exercises" / exercise / "autograder" / "tests")
     for c in candidates:
         if c.is_dir() and any(c.glob("*.py")):
             master = REPO / "solutions" / f"{exercise}.ipynb"
@@ -167,6 +168,10 @@ def find_tests(exercise: str, autograder_dirs: list[Path] = ()) -> Path:
                       f"{master.relative_to(REPO)}; rebuild them with "
                       "`python -m labkit grade --assign`", file=sys.stderr)
             return c
+    if autograder_dirs:
+        raise GradingError(f"no hidden tests for {exercise!r} in "
+                           f"{', '.join(str(d) for d in autograder_dirs)} (looked for "
+                           f"{exercise}/autograder/tests, autograder/tests, {exercise}/tests, tests)")
     raise GradingError(
         f"no hidden tests for {exercise!r}: build them with `python -m labkit grade --assign` "
         f"(otter assign solutions/{exercise}.ipynb exercises/{exercise})")

@@ -148,8 +148,69 @@ def _shape_stride_answers(v: Variant) -> dict:
     }
 
 
+# ------------------------------------------------------------------------------ 02_tiling
+
+
+def _tiling(seed: int) -> Variant:
+    import labkit as lk
+
+    if seed == 0:
+        rows, cols, tr, tc, e, t5 = 8, 8, 2, 4, (4, 5), (3, 1)
+        a_stride, i8 = (8, 2), 5
+        n, d, m = 4, 2, 16
+    else:
+        rng = random.Random(f"02_tiling/{seed}")
+        while True:
+            rows, cols = rng.choice([8, 12, 16]), rng.choice([8, 12, 16])
+            tr, tc = rng.choice([2, 4]), rng.choice([2, 4])
+            if (rows, cols, tr, tc) != (8, 8, 2, 4):
+                break
+        while (e := (rng.randrange(tr, rows), rng.randrange(tc, cols))) == (4, 5):
+            pass
+        while (t5 := (rng.randrange(rows // tr), rng.randrange(cols // tc))) in ((0, 0), (3, 1)):
+            pass
+        while (a_stride := (rng.randint(3, 12), rng.randint(2, 5))) == (8, 2):
+            pass
+        i8 = rng.choice([k for k in range(1, 12) if k not in (5, 4)])
+        while (n := rng.choice([2, 3, 4, 5]), d := rng.choice([2, 3, 4])) == (4, 2):
+            pass
+        m = n * d * rng.choice([2, 3, 4])
+    tiled = lk.axe_tiled_layout((rows, cols), (tr, tc))
+    A8 = lk.make_layout((6, 2), a_stride)
+    B8 = lk.make_layout((4, 3), (3, 1))
+    numbers = dict(shape=(rows, cols), tile=(tr, tc), tiled=tiled, e=e, t5=t5, A8=A8, B8=B8,
+                   i8=i8, comp=(lk.parse_layout(f"_{n}:_{d}"), lk.S(m)))
+    rows_ = [("shape", (rows, cols), "questions 1-5: the matrix"),
+             ("tile", (tr, tc), "questions 1-5: rows, columns of a tile"),
+             ("tiled", tiled, "questions 1-4"), ("e", e, "questions 1-3: the element (i, j)"),
+             ("t5", t5, "question 5: (tile row, tile column)"),
+             ("A8, B8", f"{A8}, {B8}", "question 8"), ("i8", i8, "question 8"),
+             ("comp", f"complement(_{n}:_{d}, _{m})", "question 10")]
+    lines = [f"{name:<8}= {str(value):<30} ({where})" for name, value, where in rows_]
+    return Variant("02_tiling", seed, numbers, lines)
+
+
+def _tiling_answers(v: Variant) -> dict:
+    import labkit as lk
+
+    rows, cols = v.shape
+    tr, tc = v.tile
+    i, j = v.e
+    x = cols * i + j
+    return {
+        "q1": x,
+        "q2": (i // tr, i % tr, j // tc, j % tc),
+        "q3": int(v.tiled(x)[0]["m"]),
+        "q4": ((tc, tr * cols), (1, tr * tc)),
+        "q5": int(lk.zipped_divide(lk.make_layout((rows, cols), (cols, 1)), (tr, tc))(0, v.t5)),
+        "q8": int(lk.composition(v.A8, v.B8)(v.i8)),
+        "q10": str(lk.complement(*v.comp)),
+    }
+
+
 EXERCISES = {
     "01_shape_stride": (_shape_stride, _shape_stride_answers),
+    "02_tiling": (_tiling, _tiling_answers),
 }
 
 
