@@ -129,6 +129,10 @@ ATTACKS = {  # name: (cells, fair score per question)
     "infinite_loop": (answer_cells()[:2] + ["while True:\n    pass"] + answer_cells()[2:],
                       {"q1": 1.0}),
     "crash_after_function": (answer_cells() + ["import os\nos._exit(1)"], POINTS),
+    "forged_messages": ([
+        "import os\nfor fd in range(3, 12):\n    try:\n"
+        "        os.write(fd, b'[' * 200000 + b'\\n{\"cell\": \"x\"}\\nnot json\\n')\n"
+        "    except OSError:\n        pass"] + answer_cells(), POINTS),
     "encoder_patched": (["from labkit.grading import answers\n"
                          "answers.encode = lambda v, *a, **k: ['int', 19]"] + BLANK,
                         # the child holds its encoder from before the first cell: blank answers

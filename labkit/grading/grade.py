@@ -385,7 +385,7 @@ def _run_child(box, cells: list[str], names: list[str], calls: dict, timeout: fl
                 line, buf = buf.split(b"\n", 1)
                 try:
                     msg = json.loads(line)
-                except ValueError:
+                except (ValueError, RecursionError, MemoryError):   # not a message: ignored
                     continue
                 if not isinstance(msg, dict):
                     continue
@@ -496,6 +496,9 @@ def grade(submissions: list[str | os.PathLike], autograder_dirs: list[Path] = ()
 
     from . import sandbox
 
+    if variant is not None and (type(variant) is not int or variant < 0):
+        raise GradingError(f"variant must be a seed, an int >= 0 (0: the book's numbers); "
+                           f"got {variant!r}")
     reports: list[Report | None] = []
     suites: dict[Path, TestSuite] = {}
     jobs = []
