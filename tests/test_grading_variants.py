@@ -2,7 +2,9 @@
 
 Variant 0 is the book's exercise: its answers are the ones worked out from the book's facts
 (offset 19 of (2, 3) in (4,8):(8,1), '_12:_1' from coalescing (_2,(_1,_6)):(_1,(_6,_2)), ...).
-The same for exercise 2's tiling, composition and complement questions. For 60 other seeds
+The same for exercise 2's tiling, composition and complement questions and exercise 3's
+named-axis and fragment questions (their answers checked against the formulas of the PTX ISA's
+fragment layouts written out here). For 60 other seeds
 every question is well-posed: its numbers are in range, its answer is unique
 (the layouts asked about are one-to-one where the question inverts them), its answer agrees
 with the arithmetic written out here, it varies from seed to seed, and the layout it is asked
@@ -43,6 +45,11 @@ TILING_BOOK = {"q1": 37, "q2": (2, 0, 1, 1), "q3": 41, "q4": ((4, 16), (1, 8)), 
                "q8": 32, "q10": "(_2,_2):(_1,_8)"}
 
 
+AXES = "03_named_axes"
+AXES_BOOK = {"q1": (3, 232), "q2": (64, 255), "q3": 1287, "q4": (26, 1), "q5": {(2, 2), (2, 3)},
+             "q7": (5, 6), "q8": (5, 3), "q9": 3, "q10": (18, 0)}
+
+
 def answers(seed, ex=EX):
     return {q: variants.answer(ex, q, seed) for q in variants.questions(ex)}
 
@@ -50,6 +57,7 @@ def answers(seed, ex=EX):
 def test_variant_zero_is_the_book_exercise():
     assert answers(0) == BOOK_ANSWERS
     assert answers(0, TILING) == TILING_BOOK
+    assert answers(0, AXES) == AXES_BOOK
     assert variants.of(EX, "").seed == 0 and variants.of(EX, "  ").seed == 0
 
 
@@ -139,14 +147,38 @@ def test_every_tiling_question_is_well_posed(seed):
     assert not on_a_page(f"complement({layout},{m})")
 
 
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_named_axes_question_is_well_posed(seed):
+    """The formulas of the questions' text (the PTX ISA's fragment layouts) give the answers."""
+    v = variants.of(AXES, seed)
+    a = answers(seed, AXES)
+    assert 0 <= v.x1 < 128 * 256 and a["q1"] == divmod(v.x1, 256)
+    assert a["q2"] == v.lc2 and 0 <= v.lc2[0] < 128 and 0 <= v.lc2[1] < 256
+    assert a["q3"] == 256 * v.lc3[0] + v.lc3[1]
+    row, col = v.e4
+    assert a["q4"] == (4 * row + col // 2, col % 2)
+    lane = v.lane5
+    assert a["q5"] == {(lane // 4, 2 * (lane % 4)), (lane // 4, 2 * (lane % 4) + 1)}
+    m, k = v.a7
+    assert a["q7"] == (4 * (m % 8) + (k % 8) // 2, k % 2 + 2 * (m // 8) + 4 * (k // 8))
+    t, val = v.tv8
+    assert 0 <= t < 32 and val in (0, 1) and a["q8"] == (t // 4, 2 * (t % 4) + val)
+    m, n = v.c9
+    assert 0 <= m < 32 and 0 <= n < 16 and a["q9"] == m // 16 + 2 * (n // 8)
+    assert a["q10"] == (4 * (m % 8) + (n % 8) // 2, n % 2 + 2 * ((m % 16) // 8))
+    assert not on_a_page(f"index {v.x1}") and not on_a_page(f"lane {lane} of")
+    assert v.tv8 != (21, 1) and not on_a_page(f"thread {t}, value {val}")
+
+
 def test_the_answers_vary_with_the_seed():
-    for ex, book in ((EX, BOOK_ANSWERS), (TILING, TILING_BOOK)):
+    for ex, book in ((EX, BOOK_ANSWERS), (TILING, TILING_BOOK), (AXES, AXES_BOOK)):
         seen = {q: set() for q in book}
         for seed in SEEDS:
             for q, value in answers(seed, ex).items():
                 seen[q].add(repr(value))
         for q, values in seen.items():
-            assert len(values) >= 8, (ex, q, len(values))
+            least = 4 if (ex, q) == (AXES, "q9") else 8     # a 2x2 arrangement has 4 warps
+            assert len(values) >= least, (ex, q, len(values))
 
 
 # ------------------------------------------------------------------------------ CuTe C++

@@ -208,9 +208,68 @@ def _tiling_answers(v: Variant) -> dict:
     }
 
 
+# --------------------------------------------------------------------------- 03_named_axes
+
+
+def _named_axes(seed: int) -> Variant:
+    if seed == 0:
+        x1, lc2, lc3, e4, lane5, a7, tv8, c9 = 1000, (64, 255), (5, 7), (6, 5), 9, (9, 10), (21, 1), (20, 12)
+    else:
+        rng = random.Random(f"03_named_axes/{seed}")
+
+        def fresh(draw, book):
+            while (value := draw()) in book:
+                pass
+            return value
+
+        x1 = fresh(lambda: rng.randrange(300, 128 * 256), (1000,))
+        lc2 = fresh(lambda: (rng.randrange(1, 128), rng.randrange(1, 256)), ((64, 255),))
+        lc3 = fresh(lambda: (rng.randrange(1, 128), rng.randrange(1, 256)), ((5, 7),))
+        e4 = fresh(lambda: (rng.randrange(1, 8), rng.randrange(8)), ((6, 5),))
+        lane5 = fresh(lambda: rng.randrange(1, 32), (9,))
+        a7 = fresh(lambda: (rng.randrange(16), rng.randrange(16)), ((9, 10),))
+        tv8 = fresh(lambda: (rng.randrange(32), rng.randrange(2)), ((21, 1),))
+        c9 = fresh(lambda: (rng.randrange(32), rng.randrange(16)), ((20, 12),))
+    numbers = dict(x1=x1, lc2=lc2, lc3=lc3, e4=e4, lane5=lane5, a7=a7, tv8=tv8, c9=c9)
+    rows = [("x1", x1, "question 1: a logical index of acc"),
+            ("lc2", lc2, "question 2: (TLane, TCol)"), ("lc3", lc3, "question 3: (TLane, TCol)"),
+            ("e4", e4, "question 4: an element (row, col) of frag"),
+            ("lane5", lane5, "question 5: a lane of frag"),
+            ("a7", a7, "question 7: an element (m, k) of A"),
+            ("tv8", tv8, "question 8: (thread, value) of tv_B"),
+            ("c9", c9, "questions 9, 10: an element (m, n) of the 32x16 C tile")]
+    lines = [f"{name:<8}= {str(value):<30} ({where})" for name, value, where in rows]
+    return Variant("03_named_axes", seed, numbers, lines)
+
+
+def _named_axes_answers(v: Variant) -> dict:
+    import labkit as lk
+
+    acc = lk.tmem_accumulator_layout(128, 256)
+    frag = lk.m8n8_fragment_layout()
+    atom = lk.mma_atom("SM80_16x8x16_F16F16F16F16_TN")
+    tv_b = lk.mma_atom("SM80_16x8x8_F16F16F16F16_TN").layout_B
+    pos = acc(v.x1)[0]
+    x2 = acc.backward({"TLane": v.lc2[0], "TCol": v.lc2[1]})[0]
+    held = frag(8 * v.e4[0] + v.e4[1])[0]
+    m, n = v.c9
+    return {
+        "q1": (int(pos["TLane"]), int(pos["TCol"])),
+        "q2": (int(x2) // 256, int(x2) % 256),
+        "q3": int(acc.backward({"TLane": v.lc3[0], "TCol": v.lc3[1]})[0]),
+        "q4": (int(held["laneid"]), int(held["reg"])),
+        "q5": {divmod(int(x), 8) for x in frag.backward({"laneid": v.lane5})},
+        "q7": tuple(int(a) for a in atom.owner("A", *v.a7)),
+        "q8": tuple(int(a) for a in lk.idx2crd(tv_b(*v.tv8), (8, 8))),
+        "q9": m // 16 + 2 * (n // 8),
+        "q10": tuple(int(a) for a in atom.owner("C", m % 16, n % 8)),
+    }
+
+
 EXERCISES = {
     "01_shape_stride": (_shape_stride, _shape_stride_answers),
     "02_tiling": (_tiling, _tiling_answers),
+    "03_named_axes": (_named_axes, _named_axes_answers),
 }
 
 
