@@ -136,6 +136,15 @@ def grade_submissions(assigned: Path, ran: dict, work: Path) -> dict:
                 f"{v} = probes.wrong({v})" for v in answer_vars(specs[last_q])),
                 work / f"{name}-wrong.ipynb"),
         }
+        if name in VARIANT_EXERCISES:
+            # a student with their own id: the solution works their numbers; the book's
+            # answers copied into their notebook lose every question whose answer differs
+            mine = with_student_id(solution, STUDENT, work / f"{name}-variant.ipynb")
+            files["variant"] = mine
+            book = {q: literals(specs[q])[0] for q in variant_questions(name)}
+            files["copied"] = with_cell(mine, "\n".join(
+                f"{answer_vars(specs[q])[0]} = {book[q]!r}" for q in book),
+                work / f"{name}-copied.ipynb")
         if ("colab", name) in ran:
             zpath = work / f"{name}_export.zip"
             with zipfile.ZipFile(zpath, "w") as zf:
@@ -163,6 +172,50 @@ def grade_submissions(assigned: Path, ran: dict, work: Path) -> dict:
         scores.setdefault(row["file"], {})[row["question"]] = (float(row["points"]),
                                                               float(row["max"]))
     return {"meta": meta, "scores": scores, "stdout": stdout, "header": rows and list(rows[0])}
+
+
+STUDENT = "student-1"
+
+
+def _variant_exercises():
+    from labkit.grading import variants
+    return set(variants.EXERCISES)
+
+
+VARIANT_EXERCISES = _variant_exercises()
+
+
+def variant_questions(name: str) -> list:
+    from labkit.grading import variants
+    return variants.questions(name)
+
+
+def with_student_id(nb_path: Path, student: str, out: Path) -> Path:
+    nb = nbformat.read(nb_path, as_version=4)
+    first = next(c for c in nb.cells if c.cell_type == "code")
+    assert 'student_id = ""' in first.source
+    first.source = first.source.replace('student_id = ""', f"student_id = {student!r}", 1)
+    nbformat.write(nb, out)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(VARIANT_EXERCISES))
+def test_a_student_variant_is_graded_with_its_own_numbers(graded, name):
+    from labkit.grading import variants
+
+    meta = graded["meta"][name]
+    specs = meta["specs"]
+    seed = variants.seed_of(STUDENT)
+    full = {q: (points_of(s), points_of(s)) for q, s in specs.items()}
+    assert graded["scores"][meta["files"]["variant"]] == full
+    assert f"{meta['files']['variant']}: " in graded["stdout"]
+    assert f"(variant {seed})" in graded["stdout"]
+    copied = graded["scores"][meta["files"]["copied"]]
+    lost = {q for q in variant_questions(name)
+            if variants.answer(name, q, seed) != variants.answer(name, q, 0)}
+    assert len(lost) >= len(variant_questions(name)) - 2
+    assert copied == {q: (0.0 if q in lost else points_of(s), points_of(s))
+                      for q, s in specs.items()}
 
 
 def points_of(spec: dict) -> float:
@@ -225,10 +278,11 @@ def test_one_wrong_answer_loses_exactly_its_points(graded, name):
 def test_csv_has_the_documented_columns(graded):
     if not graded["meta"]:
         pytest.skip("no exercise follows the conventions")
-    assert graded["header"] == ["file", "question", "points", "max"]
+    assert graded["header"] == ["file", "question", "points", "max", "variant"]
     lines = graded["stdout"].splitlines()
     assert len(lines) == sum(len(m["files"]) for m in graded["meta"].values())
-    assert all(re.fullmatch(r"\S+: \d+(\.\d+)?/\d+(\.\d+)? points", ln) for ln in lines), lines
+    assert all(re.fullmatch(r"\S+: \d+(\.\d+)?/\d+(\.\d+)? points( \(variant \d+\))?", ln)
+               for ln in lines), lines
 
 
 # ------------------------------------------------------------------------------ what is committed
@@ -282,7 +336,12 @@ def literals(spec: dict) -> list:
             src = line.removeprefix(">>> ").strip()
             if "checks.exact(" in src:
                 call = ast.parse(src).body[0].value
-                found.append(ast.literal_eval(call.args[2]))
+                try:
+                    found.append(ast.literal_eval(call.args[2]))
+                except ValueError:   # computed for the variant: the book's (variant 0)
+                    from labkit.grading import variants
+                    found.append(eval(compile(ast.Expression(call.args[2]), "<expected>", "eval"),
+                                      {"variants": variants, "variant": 0}))
     return found
 
 
@@ -301,8 +360,14 @@ def test_public_tests_do_not_contain_the_answers(assigned, name):
     specs = load_tests(assigned / name / "autograder" / "tests")
     for q, spec in specs.items():
         public = (REPO / "exercises" / name / "student" / "tests" / f"{q}.py").read_text()
+        # a choice question's public check lists every choice (the question lists them too)
+        choices = {c for group in re.findall(r"checks\.OneOf\(([^)]*)\)", public)
+                   for c in re.findall(r"\w+", group)}
         for value in literals(spec):
             for text in spelled(value):
+                if text in choices or (text.startswith("(") and set(
+                        re.findall(r"'([^']*)'", text)) <= choices and choices):
+                    continue
                 assert not re.search(rf"(?<![\w.]){re.escape(text)}(?![\w.])", public), (
                     f"{name} {q}: the public test spells the answer {text!r}")
 

@@ -200,3 +200,57 @@ def test_grader_export_on_colab_says_how_to_submit(grader, monkeypatch, capsys):
     assert grader.export() is None
     out = capsys.readouterr().out
     assert "File → Download → Download .ipynb" in out and "labkit grade" in out
+
+
+# ---------------------------------------------------------------------------- answers as data
+
+
+def test_answers_leave_the_process_as_exact_data():
+    from labkit.grading import answers
+
+    plain = [1, (2, "x"), {3, 4}, None, ..., 2.5, True, [np.int32(7)]]
+    assert answers.decode(answers.encode(plain)) == [1, (2, "x"), {3, 4}, None, ..., 2.5, True, [7]]
+
+    class Yes(int):
+        def __eq__(self, other):
+            return True
+
+        __hash__ = int.__hash__
+
+    got = answers.decode(answers.encode((Yes(3), np.float64(1.0))))
+    assert [type(g).__name__ for g in got] == ["Opaque", "Opaque"]
+    assert got[0].name.endswith("Yes") and got[1].name == "float64"
+
+
+def test_labkit_objects_are_read_as_cute_prints_them_with_a_note():
+    import labkit as lk
+
+    checks.take_notes()
+    checks.exact(lk.make_layout((lk.S(4), lk.S(8))), checks.LAYOUT, "(_4,_8):(_1,_4)", "L")
+    assert checks.take_notes() == ["L: read the labkit Layout as what CuTe prints, '(_4,_8):(_1,_4)'"]
+    checks.exact(lk.S(4), checks.INT, 4, "n")
+    assert checks.take_notes() == ["n: read the labkit S _4 as the int 4"]
+    checks.exact(lk.Swizzle(2, 2, 3), checks.SWIZZLE, "Sw<2,2,3>", "sw")
+    checks.exact(lk.parse_axe("S[(8,4):(1,8)]"), checks.AXE, "S[(8,4):(1,8)]", "axe")
+
+
+@pytest.mark.parametrize("answer, kind, expected", [
+    (" (_4, _8) : (_1, _4) ", checks.LAYOUT, "(_4,_8):(_1,_4)"),
+    ("(_2, _4):(_1@0, _1@1)", checks.LAYOUT, "(_2,_4):(_1@0,_1@1)"),
+    ("S[ (8,4) : (1,8) ]", checks.AXE, "S[(8,4):(1,8)]"),
+    ("Sw< 2, 2, 3 >", checks.SWIZZLE, "Sw<2,2,3>"),
+    (" SWIZZLE_32B ", checks.OneOf("SWIZZLE_32B", "SWIZZLE_64B"), "SWIZZLE_32B"),
+    ("(_4, _8):(_1, _5)", checks.LAYOUT, "(_4,_8):(_1,_4)"),
+])
+def test_a_form_the_public_check_accepts_is_never_rejected_for_form(answer, kind, expected):
+    checks.form(answer, kind, "x")
+    try:
+        checks.exact(answer, kind, expected, "x")
+    except Wrong:                      # a wrong value, never a Hint about the form
+        assert answer == "(_4, _8):(_1, _5)"
+
+
+def test_a_bad_variant_is_a_clear_error(tmp_path):
+    proc = grade("--variant", "-1", str(tmp_path / "x.ipynb"))
+    assert proc.returncode == 2 and "variant must be a seed" in proc.stderr
+    assert "Traceback" not in proc.stderr

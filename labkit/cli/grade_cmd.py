@@ -1,9 +1,12 @@
 """``python -m labkit grade SUBMISSION...``: grade exercise notebooks or otter export zips.
 
-Runs each submission, then its exercise's public and hidden tests, without Docker, and prints
-``NAME: X/Y points`` per submission. ``--csv FILE`` writes ``file,question,points,max``.
-``--assign`` first builds the hidden tests from ``solutions/`` (otter assign, into
-``exercises/<name>/autograder``).
+Runs each submission in its own isolated process, which sends its answers back as data, then
+runs its exercise's public and hidden tests in this process on that data, and prints
+``NAME: X/Y points`` per submission (``(variant N)`` after it for an exercise with variants;
+on stderr, the isolation used). ``--csv FILE`` writes ``file,question,points,max,variant``.
+``--tests DIR`` reads the hidden tests from a folder of otter assign outputs kept outside the
+repository; ``--variant SEED`` grades every submission as one variant. ``--assign`` first
+builds the hidden tests from ``solutions/`` (otter assign, into ``exercises/<name>/autograder``).
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import csv
 import sys
 from pathlib import Path
 
+from ..errors import LabkitError
 from ..grading.grade import GradingError, fmt, grade
 
 
@@ -24,14 +28,26 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("submissions", nargs="*", help="notebooks or zips; a folder means every "
                     ".ipynb and .zip in it")
     ap.add_argument("--csv", metavar="FILE", help="also write file,question,points,max rows")
-    ap.add_argument("--autograder", metavar="DIR", action="append", default=[],
+    ap.add_argument("--tests", "--autograder", metavar="DIR", action="append", default=[],
+                    dest="autograder",
                     help="an otter assign output folder (or a folder of them) holding the hidden "
-                         "tests; default exercises/<name>/autograder")
+                         "tests, e.g. kept outside the repository; default "
+                         "exercises/<name>/autograder")
+    ap.add_argument("--isolation", choices=["auto", "namespaces", "bwrap", "none"],
+                    default="auto", help="how each submission is isolated (default: the "
+                    "strongest this machine allows); the one used is printed on stderr")
     ap.add_argument("--assign", action="store_true",
                     help="first build exercises/<name> from solutions/<name>.ipynb with otter "
                          "assign (the handed-out notebook, public and hidden tests)")
+    ap.add_argument("--masters", metavar="DIR",
+                    help="with --assign: build from the masters in DIR (kept outside the "
+                         "repository) into the first --tests DIR instead of solutions/ into "
+                         "exercises/")
     ap.add_argument("--no-run-tests", action="store_true",
                     help="with --assign: do not run the masters against their own tests")
+    ap.add_argument("--variant", type=int, default=None, metavar="SEED",
+                    help="grade every submission as this variant (0: the book's numbers); "
+                         "default: each notebook's own, from the student id in its first cell")
     ap.add_argument("--timeout", type=float, default=300.0,
                     help="seconds one submission may run (default 300)")
     ap.add_argument("-j", "--jobs", type=int, default=None,
@@ -56,8 +72,14 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.assign:
         from ..grading.assign import build
+        kwargs = {}
+        if args.masters:
+            if not args.autograder:
+                print("labkit grade: --masters needs --tests DIR (where to build)", file=sys.stderr)
+                return 2
+            kwargs = {"solutions": Path(args.masters), "out": Path(args.autograder[0])}
         try:
-            built = build(run_tests=not args.no_run_tests)
+            built = build(run_tests=not args.no_run_tests, **kwargs)
         except GradingError as e:
             print(f"labkit grade: {e}", file=sys.stderr)
             return 2
@@ -69,15 +91,25 @@ def main(argv=None) -> int:
         ap.print_usage(sys.stderr)
         print("labkit grade: give at least one notebook or zip to grade", file=sys.stderr)
         return 2
-    reports = grade(_expand(args.submissions), [Path(d) for d in args.autograder], args.timeout,
-                    args.jobs)
+    from ..grading import grade as grade_module
+
+    try:
+        reports = grade(_expand(args.submissions), [Path(d) for d in args.autograder],
+                        args.timeout, args.jobs, isolation=args.isolation,
+                        variant=args.variant)
+    except LabkitError as e:
+        print(f"labkit grade: {e}", file=sys.stderr)
+        return 2
+    if grade_module.last_isolation:
+        print(f"labkit grade: isolation: {grade_module.last_isolation}", file=sys.stderr)
     failed = 0
     for r in reports:
         if r.exercise is None:
             failed += 1
             print(f"{r.file}: error: {r.error}")
             continue
-        print(f"{r.file}: {fmt(r.points)}/{fmt(r.max)} points")
+        variant = "" if r.variant is None else f" (variant {r.variant})"
+        print(f"{r.file}: {fmt(r.points)}/{fmt(r.max)} points{variant}")
         if r.error:
             print(f"  {r.error}")
         if args.verbose:
@@ -90,8 +122,9 @@ def main(argv=None) -> int:
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.writer(f)
-            w.writerow(["file", "question", "points", "max"])
+            w.writerow(["file", "question", "points", "max", "variant"])
             for r in reports:
                 for q in r.questions:
-                    w.writerow([r.file, q.question, fmt(q.points), fmt(q.max)])
+                    w.writerow([r.file, q.question, fmt(q.points), fmt(q.max),
+                                "" if r.variant is None else r.variant])
     return 1 if failed else 0

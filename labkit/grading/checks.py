@@ -5,9 +5,13 @@ A *kind* says what form an answer takes (``INT``, ``LAYOUT``, ``pair``, ``SetOf(
 one line that never contains the answer. :func:`exact` is what a hidden test calls: it checks
 the form strictly, then the value.
 
-Both read an answer through its kind, which rebuilds it from plain ``int``/``str``/``tuple``/
-``frozenset`` values and refuses any other type, so an object whose ``__eq__`` always says True
-never reaches a comparison. numpy integers count as ints; ``bool`` does not.
+Both read an answer the same way: first as the data the grader receives
+(:func:`labkit.grading.answers.as_data`: exact built-in types only, labkit objects as what CuTe
+prints or as ``int``), then through its kind, which rebuilds it as plain ``int``/``str``/
+``tuple``/``frozenset`` values, canonicalised by one rule per kind (a layout, Axe or swizzle
+string loses its spaces). An object whose ``__eq__`` always says True never reaches a
+comparison. numpy integers count as ints; ``bool`` does not. How a labkit object was read is
+kept as a note (:func:`take_notes`).
 
 >>> form(19, INT, "offset_23")
 >>> form(..., INT, "offset_23")
@@ -26,12 +30,14 @@ labkit.grading.checks.Wrong: coalesced: static vs dynamic differs: '12:1' is not
 
 from __future__ import annotations
 
-import numbers
 import re
+
+from . import answers
 
 __all__ = [
     "Hint", "NotAnswered", "Wrong", "Kind", "Int", "Str", "Layout", "Tuple", "TupleOf", "SetOf",
-    "ListOf", "Function", "INT", "STR", "LAYOUT", "pair", "FUNCTION", "form", "exact", "read",
+    "ListOf", "Function", "Outputs", "Axe", "SwizzleName", "OneOf", "INT", "STR", "LAYOUT", "AXE",
+    "SWIZZLE", "pair", "FUNCTION", "form", "exact", "read", "take_notes", "canonical",
 ]
 
 
@@ -52,23 +58,35 @@ def _type_name(value) -> str:
         return "None"
     if value is ...:
         return "..."
-    t = type(value)
-    if t.__module__ in ("builtins", "numpy"):
-        return t.__name__
-    return f"{t.__module__}.{t.__qualname__}"
+    if isinstance(value, answers.Opaque):
+        return value.name
+    if isinstance(value, answers.LabkitValue):
+        return f"labkit {value.name}"
+    return answers.type_name(value)
 
 
-def _numpy_int_types() -> tuple:
-    try:
-        import numpy as np
-    except ImportError:  # pragma: no cover - numpy is a labkit dependency
-        return ()
-    return tuple(getattr(np, n) for n in (
-        "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intc", "uintc",
-        "intp", "uintp", "longlong", "ulonglong") if hasattr(np, n))
+_NOTES: list[str] = []
 
 
-_NP_INTS = _numpy_int_types()
+def _note(text: str) -> None:
+    if text not in _NOTES:
+        _NOTES.append(text)
+
+
+def take_notes() -> list[str]:
+    """The notes (how labkit objects were read) since the last call, and forget them."""
+    out = list(_NOTES)
+    _NOTES.clear()
+    return out
+
+
+def canonical(text: str) -> str:
+    """The one comparison rule of layout, Axe and swizzle strings: spaces do not count.
+
+    >>> canonical(" (_4, _8) : (_1, _4) ")
+    '(_4,_8):(_1,_4)'
+    """
+    return "".join(text.split())
 
 
 class Kind:
@@ -81,6 +99,11 @@ class Kind:
 
     def read(self, value, where: str):
         raise NotImplementedError
+
+    def read_expected(self, expected, where: str):
+        """The expected answer of a hidden test, read like an answer (a kind whose answers are
+        functions reads its expected value differently)."""
+        return read(expected, self, where)
 
     def mismatch(self, value, where: str) -> Hint:
         return Hint(f"{where}: expected {self.describe()}, got {_article(_type_name(value))}")
@@ -104,8 +127,9 @@ class Int(Kind):
     def read(self, value, where):
         if type(value) is int:
             return int(value)
-        if any(type(value) is t for t in _NP_INTS):
-            return int(value)
+        if isinstance(value, answers.LabkitValue) and value.int is not None:
+            _note(f"{where}: read the labkit {value.name} {value.text} as the int {value.int}")
+            return value.int
         if type(value) is float and value.is_integer():
             raise Hint(f"{where}: expected an int, got the float {value!r}: use int(...)")
         raise self.mismatch(value, where)
@@ -121,22 +145,26 @@ class Str(Kind):
         return "a string" + (f" such as {self.example!r}" if self.example else "")
 
     def read(self, value, where):
+        if isinstance(value, answers.LabkitValue) and value.text is not None:
+            _note(f"{where}: read the labkit {value.name} as what CuTe prints, {value.text!r}")
+            value = value.text
         if type(value) is not str:
             raise self.mismatch(value, where)
         return str(value)
 
 
-_LAYOUT_CHARS = re.compile(r"^[0-9_(),:]+$")
+_LAYOUT_CHARS = re.compile(r"^[0-9_(),:@]+$")
 
 
 class Layout(Str):
-    """A CuTe layout written as CuTe prints it, ``shape:stride`` (spaces are ignored)."""
+    """A CuTe layout written as CuTe prints it, ``shape:stride`` (spaces are ignored; a labkit
+    ``Layout`` is read as what it prints)."""
 
     def describe(self):
         return "a CuTe layout string such as '(4,8):(8,1)'"
 
     def read(self, value, where):
-        text = super().read(value, where).replace(" ", "")
+        text = canonical(super().read(value, where))
         if not _LAYOUT_CHARS.match(text) or text.count(":") != 1:
             raise Hint(f"{where}: {text!r} is not a CuTe layout string; write shape:stride, "
                        "e.g. '(4,8):(8,1)' or '_4:_2'")
@@ -146,6 +174,59 @@ class Layout(Str):
             parse_layout(text)
         except LabkitError as e:
             raise Hint(f"{where}: {text!r} is not a CuTe layout string ({e})") from None
+        return text
+
+
+class Axe(Str):
+    """An Axe layout string such as ``S[(2,3):(3,1)]`` (spaces are ignored; a labkit
+    ``AxeLayout`` is read as what it prints)."""
+
+    def describe(self):
+        return "an Axe layout string such as 'S[(2,3):(3,1)]'"
+
+    def read(self, value, where):
+        text = canonical(super().read(value, where))
+        from ..axe import parse_axe
+        try:
+            parse_axe(text)
+        except Exception as e:  # noqa: BLE001 - any parse failure is a form hint
+            raise Hint(f"{where}: {text!r} is not an Axe layout string ({e})") from None
+        return text
+
+
+_SWIZZLE = re.compile(r"^Sw<\d+,\d+,\d+>$")
+
+
+class SwizzleName(Str):
+    """A swizzle as CuTe prints it, ``Sw<B,M,S>`` (spaces are ignored; a labkit ``Swizzle`` is
+    read as what it prints)."""
+
+    def describe(self):
+        return "a swizzle as CuTe prints it, such as 'Sw<1,2,3>'"
+
+    def read(self, value, where):
+        text = canonical(super().read(value, where))
+        if not _SWIZZLE.match(text):
+            raise Hint(f"{where}: {text!r} is not a swizzle as CuTe prints it; write 'Sw<B,M,S>', "
+                       "e.g. 'Sw<1,2,3>'")
+        return text
+
+
+class OneOf(Str):
+    """One of a few names the question lists (``OneOf("S", "R", "O")``); spaces around it do not
+    count. The public check refuses any other name."""
+
+    def __init__(self, *names: str):
+        super().__init__(names[0] if names else None)
+        self.names = tuple(names)
+
+    def describe(self):
+        return "one of " + ", ".join(repr(n) for n in self.names)
+
+    def read(self, value, where):
+        text = super().read(value, where).strip()
+        if text not in self.names:
+            raise Hint(f"{where}: {text!r} is not {self.describe()}")
         return text
 
 
@@ -236,20 +317,66 @@ class Function(Kind):
 
     def read(self, value, where):
         import types
-        if not isinstance(value, (types.FunctionType, types.BuiltinFunctionType)):
+        if not isinstance(value, (types.FunctionType, types.BuiltinFunctionType,
+                                  answers.RemoteFunction)):
             raise self.mismatch(value, where)
         return value
+
+
+class Outputs(Function):
+    """A function answer graded by its outputs: the grader calls it on ``inputs`` (in the
+    submission's process) and reads each output with ``kind``. Its expected answer is the tuple
+    of expected outputs.
+
+    >>> double = Outputs([(1,), (5,)], INT)
+    >>> exact(lambda x: 2 * x, double, (2, 10), "double")
+    >>> exact(lambda x: x + 1, double, (2, 10), "double")
+    Traceback (most recent call last):
+    ...
+    labkit.grading.checks.Wrong: double: not the right answer
+    """
+
+    def __init__(self, inputs, kind: Kind):
+        self._inputs = [tuple(a) for a in inputs]
+        self.kind = kind
+
+    def describe(self):
+        return f"a function returning {self.kind.describe()}"
+
+    def inputs(self) -> list:
+        return list(self._inputs)
+
+    def read_expected(self, expected, where):
+        return tuple(read(v, self.kind, where) for v in expected)
+
+    def read(self, value, where):
+        super().read(value, where)
+        out = []
+        for args in self._inputs:
+            call = f"{where}{args if len(args) != 1 else f'({args[0]!r})'}"
+            try:
+                got = value(*args)
+            except Exception as e:  # noqa: BLE001 - the submission's function raised
+                raise Hint(f"{call} raised {e if isinstance(e, answers.Raised) else repr(e)}") from None
+            got = answers.as_data(got)
+            if _contains_ellipsis(got):
+                raise NotAnswered(f"{where}: not answered yet")
+            out.append(self.kind.read(got, call))
+        return tuple(out)
 
 
 def _pattern(kind: Kind) -> str:
     if isinstance(kind, Tuple):
         return kind.pattern()
-    return {Int: "int", Str: "str", Layout: "layout"}.get(type(kind), kind.describe())
+    return {Int: "int", Str: "str", Layout: "layout", Axe: "Axe layout",
+            SwizzleName: "swizzle"}.get(type(kind), kind.describe())
 
 
 INT = Int()
 STR = Str()
 LAYOUT = Layout()
+AXE = Axe()
+SWIZZLE = SwizzleName()
 FUNCTION = Function()
 pair = Tuple(INT, INT, name="(row, col) pair")
 
@@ -264,13 +391,18 @@ def _contains_ellipsis(value, depth=0) -> bool:
 
 def read(value, kind: Kind, name: str):
     """The answer ``value`` rebuilt as plain Python, or :class:`Hint` naming what is wrong.
+    ``value`` is first read as the data the grader receives (:func:`answers.as_data`).
 
     >>> read((1, 2), pair, "p")
     (1, 2)
     >>> import numpy as np
     >>> read(np.int64(7), INT, "n")
     7
+    >>> import labkit as lk
+    >>> read(lk.make_layout((4, 8)), LAYOUT, "L"), take_notes()
+    ('(4,8):(_1,4)', ["L: read the labkit Layout as what CuTe prints, '(4,8):(_1,4)'"])
     """
+    value = answers.as_data(value)
     if _contains_ellipsis(value):
         raise NotAnswered(f"{name}: not answered yet")
     return kind.read(value, name)
@@ -315,7 +447,10 @@ def exact(value, kind: Kind, expected, name: str) -> None:
     labkit.grading.checks.Hint: offset_23: expected an int, got a labkit.grading.checks.Yes
     """
     got = read(value, kind, name)
-    want = kind.read(expected, "the expected answer")
+    kept = take_notes()
+    want = kind.read_expected(expected, "the expected answer")   # labkit objects too
+    take_notes()                                          # never show the expected answer
+    _NOTES.extend(kept)
     if got != want:  # both are plain int/str/tuple/frozenset values here
         note = None
         if isinstance(kind, Layout):

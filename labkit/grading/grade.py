@@ -1,13 +1,21 @@
-"""Grade submissions without Docker: run each notebook, then its exercise's public and hidden tests.
+"""Grade submissions without Docker: run each notebook apart, then grade its answers as data.
 
 A submission is a notebook (``.ipynb``) or an otter export zip holding one. Its exercise is
 recognised from the notebook (otter's ``assignment_name`` metadata, else the exercise named in
 its cells). The tests are otter assign's autograder tests (public and hidden), found under
-``exercises/<name>/autograder/tests`` or under a folder given with ``autograder_dirs``.
+``exercises/<name>/autograder/tests`` or under a folder given with ``autograder_dirs``
+(``labkit grade --tests DIR``: masters kept outside the repository).
 
-Each submission runs in its own process (forked from one that has imported labkit, otter and
-IPython once), so one submission cannot change another's environment, and a submission that
-runs too long is stopped and scores 0.
+How a submission is graded:
+
+1. every exercise's tests are read into memory (:class:`TestSuite`) before any submission runs;
+2. the submission's code cells run in a new process (:mod:`labkit.grading.child`), isolated as
+   :func:`labkit.grading.sandbox.choose` allows, which sends each answer variable as data after
+   every cell (:mod:`labkit.grading.answers`), so a crash, ``os._exit`` or timeout keeps the
+   answers already given; a function answer is called there on inputs the grader picks after
+   the notebook ran, and its outputs come back as data;
+3. the public and hidden tests run here, in the grader's process, on that data, with modules the
+   submission never touched; each question scores at most its points.
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import LabkitError
+from . import answers as _answers
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -48,6 +57,8 @@ class Report:
     questions: list[QuestionScore]
     error: str | None = None
     cell_errors: list[str] = field(default_factory=list)
+    isolation: str | None = None
+    variant: int | None = None
 
     @property
     def points(self) -> float:
@@ -107,6 +118,31 @@ def exercise_of(nb) -> str:
                        "(no otter assignment_name in its metadata)")
 
 
+def student_variant(nb) -> int:
+    """The variant a notebook asks for: the seed of the first ``student_id = "..."`` its code
+    cells assign (an int is a seed itself; read from the source, never run), else 0."""
+    import ast
+
+    from .variants import seed_of
+
+    for source in code_of(nb):
+        try:
+            tree = ast.parse(source)
+        except SyntaxError:
+            continue
+        for node in tree.body:
+            if (isinstance(node, ast.Assign) and len(node.targets) == 1
+                    and isinstance(node.targets[0], ast.Name)
+                    and node.targets[0].id == "student_id"):
+                value = node.value
+                if isinstance(value, ast.Constant) and type(value.value) is int and value.value >= 0:
+                    return value.value                  # a variant handed out as its seed
+                if isinstance(value, ast.Constant) and isinstance(value.value, str):
+                    return seed_of(value.value)
+                return 0
+    return 0
+
+
 def code_of(nb) -> list[str]:
     return [c.source for c in nb.cells if c.cell_type == "code"]
 
@@ -121,7 +157,8 @@ def find_tests(exercise: str, autograder_dirs: list[Path] = ()) -> Path:
         d = Path(d)
         candidates += [d / exercise / "autograder" / "tests", d / "autograder" / "tests",
                        d / exercise / "tests", d / "tests"]
-    candidates.append(REPO / "exercises" / exercise / "autograder" / "tests")
+    if not autograder_dirs:   # masters kept elsewhere are never mixed with the repository's
+        candidates.append(REPO / "exercises" / exercise / "autograder" / "tests")
     for c in candidates:
         if c.is_dir() and any(c.glob("*.py")):
             master = REPO / "solutions" / f"{exercise}.ipynb"
@@ -131,6 +168,10 @@ def find_tests(exercise: str, autograder_dirs: list[Path] = ()) -> Path:
                       f"{master.relative_to(REPO)}; rebuild them with "
                       "`python -m labkit grade --assign`", file=sys.stderr)
             return c
+    if autograder_dirs:
+        raise GradingError(f"no hidden tests for {exercise!r} in "
+                           f"{', '.join(str(d) for d in autograder_dirs)} (looked for "
+                           f"{exercise}/autograder/tests, autograder/tests, {exercise}/tests, tests)")
     raise GradingError(
         f"no hidden tests for {exercise!r}: build them with `python -m labkit grade --assign` "
         f"(otter assign solutions/{exercise}.ipynb exercises/{exercise})")
@@ -141,143 +182,129 @@ def question_files(tests_dir: Path) -> list[Path]:
     return sorted(files, key=lambda p: (len(p.stem), p.stem))
 
 
-# ---------------------------------------------------------------------------- running
+# ---------------------------------------------------------------------------- tests in memory
+
+_ANSWER_VAR = re.compile(r"\b(?:checks|kernels)\.(?:exact|form)\(\s*([A-Za-z_]\w*)\s*,")
 
 
-class _Runner:
-    """Imports what every submission needs once; runs each submission in a forked child."""
+def _case_source(code: str) -> str:
+    """A doctest case's Python source (its ``>>>``/``...`` lines)."""
+    lines = []
+    for ln in code.splitlines():
+        s = ln.strip()
+        if s.startswith(">>> ") or s == ">>>":
+            lines.append(s[4:])
+        elif s.startswith("... ") or s == "...":
+            lines.append(s[4:])
+    return "\n".join(lines)
 
-    def __init__(self):
-        os.environ.setdefault("MPLBACKEND", "Agg")
-        import otter  # noqa: F401  (the notebooks import it; importing once makes forks cheap)
-        from otter.test_files.ok_test import OKTestFile  # noqa: F401
-        from traitlets.config import Config
-        from IPython.core.interactiveshell import InteractiveShell
-        import labkit  # noqa: F401
-        from . import checks, notebook  # noqa: F401
 
-        config = Config()
-        config.HistoryManager.enabled = False
-        self.shell_class = InteractiveShell
-        self.config = config
+@dataclass
+class TestSuite:
+    """One exercise's tests, read before any submission runs: ``specs`` (question -> otter's OK
+    test dict), the answer variables they read, and the calls each function answer needs."""
 
-    def start(self, sources: list[str], tests_dir: Path) -> "_Child":
-        """Fork a child that runs one submission; its result comes back through a pipe."""
-        work = tempfile.mkdtemp(prefix="labkit-grade-")
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # child: never returns
-            code = 0
+    exercise: str
+    tests_dir: Path
+    texts: dict
+    specs: dict
+    answer_names: list
+    calls: dict
+
+    @classmethod
+    def load(cls, exercise: str, tests_dir: Path) -> "TestSuite":
+        texts, specs, names, calls = {}, {}, [], {}
+        for path in question_files(tests_dir):
             try:
-                os.close(read_fd)
-                devnull = os.open(os.devnull, os.O_RDWR)
-                for fd in (0, 1, 2):
-                    os.dup2(devnull, fd)
-                data = json.dumps(_grade_here(self, sources, tests_dir, work)).encode()
-            except BaseException as e:  # report, never raise out of a fork
-                data = json.dumps({"error": f"{type(e).__name__}: {e}"}).encode()
-                code = 1
-            with os.fdopen(write_fd, "wb") as w:
-                w.write(data)
-            os._exit(code)
-        os.close(write_fd)
-        return _Child(pid, read_fd, work)
+                text = path.read_text(encoding="utf-8")
+                env: dict = {}
+                exec(compile(text, str(path), "exec"), env)
+                spec = env["test"]
+                float(spec["points"])
+            except Exception as e:  # noqa: BLE001
+                raise GradingError(f"test file {path} cannot be read: {e}") from None
+            texts[path.stem], specs[path.stem] = text, spec
+            for case in spec["suites"][0]["cases"]:
+                for name in _ANSWER_VAR.findall(case["code"]):
+                    if name not in names:
+                        names.append(name)
+                if case.get("hidden"):
+                    calls.update(_call_plan(_case_source(case["code"])))
+        return cls(exercise, Path(tests_dir), texts, specs, names, calls)
 
-    def run_all(self, jobs: list[tuple[list[str], Path]], timeout: float,
-                parallel: int) -> list[dict]:
-        """Run each (sources, tests_dir), up to ``parallel`` at a time; results in order."""
-        if not hasattr(os, "fork"):  # no fork (Windows): one after another, in this process
-            results = []
-            for sources, tests_dir in jobs:
-                cwd = os.getcwd()
-                try:
-                    results.append(_grade_here(self, sources, tests_dir,
-                                               tempfile.mkdtemp(prefix="labkit-grade-")))
-                finally:
-                    os.chdir(cwd)
-            return results
-        import select
+    def possible(self, question: str) -> float:
+        return float(self.specs[question]["points"])
 
-        results: list[dict | None] = [None] * len(jobs)
-        waiting = list(range(len(jobs)))
-        running: dict[int, _Child] = {}
-        while waiting or running:
-            while waiting and len(running) < parallel:
-                i = waiting.pop(0)
-                child = self.start(*jobs[i])
-                child.deadline = time.monotonic() + timeout
-                running[i] = child
-            ready, _, _ = select.select([c.fd for c in running.values()], [], [], 0.5)
-            now = time.monotonic()
-            for i, child in list(running.items()):
-                if child.fd in ready:
-                    chunk = os.read(child.fd, 1 << 16)
-                    if chunk:
-                        child.chunks.append(chunk)
-                        continue
-                    results[i] = child.finish()
-                    del running[i]
-                elif now > child.deadline:
-                    results[i] = child.kill(timeout)
-                    del running[i]
-        return results
+    def run(self, env: dict, variant: int | None = None) -> list[QuestionScore]:
+        """Run every question's tests here on ``env`` (answers as data); scores capped."""
+        from otter.test_files.ok_test import OKTestFile
+        from . import checks
+        from .notebook import line_of
+
+        out = []
+        for q, spec in self.specs.items():
+            tf = OKTestFile.from_spec(spec, path=str(self.tests_dir / f"{q}.py"))
+            glob = dict(env)
+            glob["variant"] = variant
+            checks.take_notes()
+            with _quiet():
+                tf.run(glob)
+            messages = [f"{'hidden' if r.test_case.hidden else 'public'}: {line_of(r.message)}"
+                        for r in tf.test_case_results if not r.passed]
+            messages += [f"note: {n}" for n in checks.take_notes()]
+            possible = self.possible(q)
+            points = min(max(float(tf.score), 0.0), possible)
+            out.append(QuestionScore(q, points, possible, list(dict.fromkeys(messages))))
+        return out
 
 
-class _Child:
-    def __init__(self, pid: int, fd: int, work: str):
-        self.pid, self.fd, self.work = pid, fd, work
-        self.chunks: list[bytes] = []
-        self.deadline = 0.0
+def _call_plan(source: str) -> dict:
+    """``{name: inputs}`` for each ``checks.exact(name, KIND, ...)`` whose kind has ``inputs()``
+    (a function answer the grader calls in the submission's process)."""
+    import ast
 
-    def _cleanup(self):
-        import shutil
-        os.close(self.fd)
-        os.waitpid(self.pid, 0)
-        shutil.rmtree(self.work, ignore_errors=True)
+    from . import checks, kernels
 
-    def finish(self) -> dict:
-        self._cleanup()
-        try:
-            return json.loads(b"".join(self.chunks) or b"{}") or {
-                "error": "the grading process ended without a result"}
-        except ValueError:
-            return {"error": "the grading process ended without a result"}
+    plan = {}
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return plan
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "exact" and len(node.args) >= 2
+                and isinstance(node.args[0], ast.Name)):
+            try:
+                kind = eval(compile(ast.Expression(node.args[1]), "<kind>", "eval"),
+                            {"checks": checks, "kernels": kernels})
+            except Exception:  # noqa: BLE001 - not a kind the grader can call
+                continue
+            if callable(getattr(kind, "inputs", None)):
+                plan[node.args[0].id] = [list(a) for a in kind.inputs()]
+    return plan
 
-    def kill(self, timeout: float) -> dict:
-        os.kill(self.pid, signal.SIGKILL)
-        self._cleanup()
-        return {"error": f"stopped after {timeout:g} s (the notebook did not finish)"}
 
+class TestGuard:
+    """The bytes of every test file read, and putting back any that a submission changed."""
 
-def _grade_here(runner: _Runner, sources: list[str], tests_dir: Path, work: str) -> dict:
-    """Run the notebook's cells in a fresh IPython shell in ``work``, then every test file."""
-    import otter
-    from otter.test_files.ok_test import OKTestFile
-    from .notebook import line_of
+    def __init__(self, suites):
+        self.files = {}
+        for suite in suites:
+            for q, text in suite.texts.items():
+                self.files[suite.tests_dir / f"{q}.py"] = text.encode("utf-8")
 
-    os.chdir(work)
-    otter.Notebook.init_grading_mode(str(tests_dir))
-    shell = runner.shell_class.instance(config=runner.config)
-    cell_errors = []
-    for i, source in enumerate(sources):
-        result = shell.run_cell(source, store_history=False)
-        if not result.success:
-            err = result.error_in_exec or result.error_before_exec
-            cell_errors.append(f"code cell {i + 1}: {type(err).__name__}: {err}"[:300])
-    env = shell.user_ns
-    questions = []
-    for path in question_files(tests_dir):
-        try:
-            tf = OKTestFile.from_file(str(path))
-        except Exception as e:
-            raise GradingError(f"test file {path.name} cannot be read: {e}") from None
-        with _quiet():
-            tf.run(env)
-        messages = [f"{'hidden' if r.test_case.hidden else 'public'}: {line_of(r.message)}"
-                    for r in tf.test_case_results if not r.passed]
-        questions.append({"question": tf.name, "points": float(tf.score),
-                          "max": float(tf.possible), "messages": messages})
-    return {"questions": questions, "cell_errors": cell_errors}
+    def restore(self) -> list[str]:
+        changed = []
+        for path, data in self.files.items():
+            try:
+                same = path.read_bytes() == data
+            except OSError:
+                same = False
+            if not same:
+                changed.append(str(path))
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_bytes(data)
+        return changed
 
 
 class _quiet:
@@ -289,51 +316,241 @@ class _quiet:
         sys.stdout, sys.stderr = self._out, self._err
 
 
-_RUNNER: _Runner | None = None
+# ---------------------------------------------------------------------------- running
+
+MAX_OUTPUT = 64 << 20          # bytes a submission's process may send
+
+
+@dataclass
+class _Run:
+    answers: dict = field(default_factory=dict)       # name -> data (encoded)
+    cell_errors: list = field(default_factory=list)
+    calls: dict = field(default_factory=dict)         # name -> [["value", data] | ["error", text]]
+    last_cell: int = -1
+    done: bool = False
+    error: str | None = None
+
+
+def _run_child(box, cells: list[str], names: list[str], calls: dict, timeout: float) -> _Run:
+    """Run ``cells`` in a new isolated process; collect its answers as they come."""
+    import selectors
+    import shutil
+    import subprocess
+
+    run = _Run()
+    work = tempfile.mkdtemp(prefix="labkit-grade-")
+    if box.name == "namespaces" and box.uid:
+        os.chmod(work, 0o755)
+    argv = [sys.executable, "-m", "labkit.grading.child"]
+    try:
+        proc = subprocess.Popen(box.command(argv, work), stdin=subprocess.PIPE,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=work,
+                                env=box.env(work), start_new_session=True)
+    except OSError as e:
+        shutil.rmtree(work, ignore_errors=True)
+        run.error = f"the notebook could not be started: {e}"
+        return run
+    deadline = time.monotonic() + timeout
+    received = 0
+    buf = b""
+    try:
+        proc.stdin.write((_answers.dumps({"cells": cells, "answers": names}) + "\n").encode())
+        proc.stdin.flush()
+    except OSError:
+        pass
+    sel = selectors.DefaultSelector()
+    sel.register(proc.stdout, selectors.EVENT_READ)
+    fd = proc.stdout.fileno()
+    ended = False
+    try:
+        while not ended:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                run.error = f"stopped after {timeout:g} s (the notebook did not finish)"
+                break
+            if not sel.select(min(left, 1.0)):
+                continue
+            chunk = os.read(fd, 1 << 16)
+            if not chunk:
+                if not run.done:
+                    run.error = ("the notebook's process ended before its last cell "
+                                 f"(after code cell {run.last_cell + 1})")
+                break
+            received += len(chunk)
+            if received > MAX_OUTPUT:
+                run.error = "the notebook sent too much data"
+                break
+            buf += chunk
+            while b"\n" in buf:
+                line, buf = buf.split(b"\n", 1)
+                try:
+                    msg = json.loads(line)
+                except (ValueError, RecursionError, MemoryError):   # not a message: ignored
+                    continue
+                if not isinstance(msg, dict):
+                    continue
+                if "cell" in msg and type(msg["cell"]) is int:
+                    run.last_cell = max(run.last_cell, msg["cell"])
+                    if isinstance(msg.get("answers"), dict):
+                        for k, v in msg["answers"].items():
+                            if k in names:
+                                run.answers[k] = v
+                    if isinstance(msg.get("error"), str):
+                        run.cell_errors.append(msg["error"][:300])
+                elif msg.get("done") is True and not run.done:
+                    run.done = True
+                    wanted = {n: calls[n] for n in calls
+                              if isinstance(run.answers.get(n), list)
+                              and run.answers[n][:1] == ["function"]}
+                    try:
+                        proc.stdin.write((_answers.dumps({"calls": wanted}) + "\n").encode())
+                        proc.stdin.flush()
+                    except OSError:
+                        pass
+                elif isinstance(msg.get("calls"), dict) and run.done:
+                    for k, v in msg["calls"].items():
+                        if k in calls and isinstance(v, list):
+                            run.calls[k] = v
+                elif msg.get("end") is True:
+                    ended = True
+                    break
+    finally:
+        sel.close()
+        _stop(proc)
+        shutil.rmtree(work, ignore_errors=True)
+    return run
+
+
+def _stop(proc) -> None:
+    import signal
+    import subprocess
+
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            proc.kill()
+    for f in (proc.stdin, proc.stdout):
+        try:
+            f.close()
+        except OSError:
+            pass
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
+
+
+def _env_of(run: _Run, calls: dict) -> dict:
+    """The answers as the tests read them: decoded data; function answers answer from the
+    outputs their calls returned."""
+    env = {}
+    for name, data in run.answers.items():
+        value = _answers.decode(data)
+        if isinstance(value, _answers.RemoteFunction):
+            outputs = {}
+            for args, out in zip(calls.get(name, []), run.calls.get(name, [])):
+                if isinstance(out, list) and len(out) == 2 and out[0] == "value":
+                    outputs[tuple(args)] = ("value", _answers.decode(out[1]))
+                elif isinstance(out, list) and len(out) == 2 and out[0] == "error":
+                    outputs[tuple(args)] = ("error", str(out[1])[:300])
+            value.outputs = outputs
+        env[name] = value
+    return env
+
+
+def _hidden_dirs(suites, autograder_dirs, submissions) -> list[Path]:
+    """Folders a submission must not see: the tests, the masters, the other submissions."""
+    keep = [Path(p).resolve() for p in (REPO, sys.prefix, sys.base_prefix,
+                                        Path(sys.executable).parent)]
+    found = [REPO / "solutions", *sorted((REPO / "exercises").glob("*/autograder"))]
+    found += [Path(d) for d in autograder_dirs]
+    for s in suites:
+        d = s.tests_dir
+        found.append(d.parent if d.parent.name == "autograder" else d)
+    found += [Path(p).resolve().parent for p in submissions]
+    out = []
+    for d in found:
+        d = Path(d).resolve()
+        if any(k == d or k.is_relative_to(d) for k in keep) or d in out or not d.is_dir():
+            continue
+        out.append(d)
+    return out
+
+
+_SANDBOXES: dict = {}
+last_isolation: str | None = None
 
 
 def grade(submissions: list[str | os.PathLike], autograder_dirs: list[Path] = (),
-          timeout: float = 300.0, parallel: int | None = None) -> list[Report]:
+          timeout: float = 300.0, parallel: int | None = None, isolation: str = "auto",
+          variant: int | None = None) -> list[Report]:
     """Grade each submission; returns one :class:`Report` per submission, in order.
 
-    ``parallel`` submissions run at a time (default: the number of CPUs, at most 8)."""
-    global _RUNNER
+    ``parallel`` submissions run at a time (default: the number of CPUs, at most 8);
+    ``isolation``: see :func:`labkit.grading.sandbox.choose` (the one used is in each report and
+    in ``grade.last_isolation``); ``variant``: the variant seed of every submission (default:
+    each notebook's own, from the student id in its first cell; 0 without one)."""
+    global last_isolation
+    from concurrent.futures import ThreadPoolExecutor
+
+    from . import sandbox
+
+    if variant is not None and (type(variant) is not int or variant < 0):
+        raise GradingError(f"variant must be a seed, an int >= 0 (0: the book's numbers); "
+                           f"got {variant!r}")
     reports: list[Report | None] = []
-    jobs, slots = [], []
+    suites: dict[Path, TestSuite] = {}
+    jobs = []
     for sub in submissions:
         name = str(sub)
         try:
             nb = read_submission(sub)
             exercise = exercise_of(nb)
             tests_dir = find_tests(exercise, list(autograder_dirs)).resolve()
+            if tests_dir not in suites:
+                suites[tests_dir] = TestSuite.load(exercise, tests_dir)
         except GradingError as e:
             reports.append(Report(name, None, [], error=str(e)))
             continue
-        slots.append((len(reports), name, exercise, tests_dir))
+        jobs.append((len(reports), name, suites[tests_dir], code_of(nb),
+                     student_variant(nb) if variant is None else int(variant)))
         reports.append(None)
-        jobs.append((code_of(nb), tests_dir))
-    if jobs:
-        if _RUNNER is None:
-            _RUNNER = _Runner()
-        parallel = parallel or max(1, min(8, os.cpu_count() or 1))
-        cwd = os.getcwd()
-        try:
-            results = _RUNNER.run_all(jobs, timeout, parallel)
-        finally:
-            os.chdir(cwd)
-        for (i, name, exercise, tests_dir), result in zip(slots, results):
-            if "error" in result:
-                # a notebook that cannot run scores 0 on every question
-                questions = [QuestionScore(p.stem, 0.0, _possible(p))
-                             for p in question_files(tests_dir)]
-                reports[i] = Report(name, exercise, questions, error=result["error"])
-            else:
-                reports[i] = Report(name, exercise, [
-                    QuestionScore(q["question"], q["points"], q["max"], q["messages"])
-                    for q in result["questions"]], cell_errors=result.get("cell_errors", []))
+    if not jobs:
+        return reports
+    hide = _hidden_dirs(suites.values(), autograder_dirs, submissions)
+    key = (isolation, tuple(hide))
+    if key not in _SANDBOXES:
+        _SANDBOXES[key] = sandbox.choose(isolation, hide)
+    box = _SANDBOXES[key]
+    last_isolation = box.description
+    guard = TestGuard(suites.values())
+    parallel = parallel or max(1, min(8, os.cpu_count() or 1))
+
+    def work(job):
+        _, _, suite, cells, _ = job
+        run = _run_child(box, cells, suite.answer_names, suite.calls, timeout)
+        functions = [n for n in suite.calls if run.answers.get(n, [None])[:1] == ["function"]]
+        if functions and not run.done and run.last_cell >= 0:
+            replay = _run_child(box, cells[:run.last_cell + 1], suite.answer_names,
+                                suite.calls, timeout)
+            for n in functions:
+                if n in replay.calls and replay.answers.get(n) == run.answers.get(n):
+                    run.calls[n] = replay.calls[n]
+        return run
+
+    with ThreadPoolExecutor(max_workers=parallel) as pool:
+        runs = list(pool.map(work, jobs))
+    restored = guard.restore()
+    from .variants import EXERCISES as _WITH_VARIANTS
+
+    for (i, name, suite, _, seed), run in zip(jobs, runs):
+        questions = suite.run(_env_of(run, suite.calls), seed)
+        error = run.error
+        if restored:
+            note = "test files changed while grading were put back: " + ", ".join(restored)
+            error = f"{error}; {note}" if error else note
+        reports[i] = Report(name, suite.exercise, questions, error=error,
+                            cell_errors=run.cell_errors, isolation=box.description,
+                            variant=seed if suite.exercise in _WITH_VARIANTS else None)
     return reports
-
-
-def _possible(path: Path) -> float:
-    from otter.test_files.ok_test import OKTestFile
-    return float(OKTestFile.from_file(str(path)).possible)

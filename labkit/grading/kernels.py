@@ -39,7 +39,7 @@ import numpy as np
 from labkit.errors import DeviceError
 from labkit.grading import checks
 
-__all__ = ["NOT_ANSWERED", "COMPUTES", "smem_layout", "offset_table", "run_capstone", "CapstoneRun", "check_offsets",
+__all__ = ["NOT_ANSWERED", "COMPUTES", "smem_layout", "offset_table", "call_inputs", "run_capstone", "CapstoneRun", "check_offsets",
            "report", "RowAddress", "ThreadBlock", "form", "exact"]
 
 NOT_ANSWERED = "not answered yet"
@@ -86,16 +86,42 @@ def offset_table(fn, operand: str) -> np.ndarray:
     return out
 
 
+def call_inputs(operand: str) -> list:
+    """Every ``(lane, m0 or n0, k0)`` the thread block calls an ``operand`` offset function with
+    (the inputs the grader calls a submission's function on, in the submission's process)."""
+    from labkit.cuda.kernels import trace_kernels as kt
+
+    _operand_arg(operand)
+    plan = kt.cta_plan()
+    found = {(0, 0, 0)}                      # what the public check calls
+    for kb in range(plan.k_blocks):
+        for w in range(4):
+            for i in range(4):
+                x0 = 32 * i + (16 * int(plan.warp_m[w]) if operand == "A" else 8 * int(plan.warp_n[w]))
+                found.update((lane, x0, 16 * kb) for lane in range(WARP))
+    return sorted(found)
+
+
 def _call(fn, what, lane, name, x0, k0):
+    from labkit.grading.answers import Raised
+
     try:
         out = fn(lane, x0, k0)
+    except Raised as err:    # raised in the submission's process, where the grader called it
+        raise DeviceError(f"{what}(lane={lane}, {name}={x0}, k0={k0}) raised {err}") from None
     except Exception as err:  # the learner's code: say where it failed, in one line
         raise DeviceError(f"{what}(lane={lane}, {name}={x0}, k0={k0}) raised {type(err).__name__}: {err}") from None
     where = f"{what}(lane={lane}, {name}={x0}, k0={k0})"
     if out is None or out is Ellipsis:
         raise DeviceError(f"{where} returned {out!r}: {NOT_ANSWERED}")
-    if type(out) is not int and not (isinstance(out, np.integer) and type(out).__module__ == "numpy"):
-        raise DeviceError(f"{where} must return an int element offset; got {type(out).__name__}")
+    from labkit.grading.answers import LabkitValue, Opaque, as_data
+
+    out = as_data(out)                  # what the grader reads: numpy ints, labkit's S as int
+    if isinstance(out, LabkitValue) and out.int is not None:
+        out = out.int
+    if type(out) is not int:
+        got = out.name if isinstance(out, Opaque) else type(out).__name__
+        raise DeviceError(f"{where} must return an int element offset; got {got}")
     value = int(operator.index(out))
     if value % 8 or not 0 <= value < TILE_ROWS * TILE_K:
         raise DeviceError(f"{where} returned {value}: an ldmatrix row address must be 16-byte aligned "
@@ -218,7 +244,8 @@ def run_capstone(a_offset=None, b_offset=None, backend=None) -> CapstoneRun:
 
         numba_backend = auto if auto == "cudasim" or device_sm() >= 80 else None   # cp.async, m16n8k16
     if numba_backend is not None:
-        lab._resolve_backend(numba_backend)          # a clear error when it cannot run here
+        from labkit.lab import fragments
+        fragments._resolve_backend(numba_backend)    # a clear error when it cannot run here
         runs[numba_backend] = kt.run_cta(plan, a_bits, b_bits)
     sim = runs["sim"]
     d_all = {name: _d_tile(plan, out["D"][-1]) for name, out in runs.items()}
@@ -276,6 +303,10 @@ class RowAddress(checks.Kind):
         x0 = "m0" if self.operand == "A" else "n0"
         return f"a function (lane, {x0}, k0) -> int element offset"
 
+    def inputs(self) -> list:
+        """The calls the grader makes of the function, in the submission's process."""
+        return call_inputs(self.operand)
+
     def read(self, value, where):
         checks.FUNCTION.read(value, where)
         try:
@@ -308,9 +339,10 @@ class ThreadBlock(RowAddress):
     def describe(self):
         return super().describe() + " that the thread block runs"
 
+    def read_expected(self, expected, where):
+        return str(expected)            # COMPUTES: what a right answer is read as
+
     def read(self, value, where):
-        if type(value) is str:          # the expected answer of the hidden test
-            return value
         super().read(value, where)
         try:
             run = run_capstone(**{_operand_arg(self.operand): value}, backend=self.backend)

@@ -101,9 +101,11 @@ class Notebook(otter.Notebook):
     """``otter.Notebook`` whose checks answer in one line and whose export works on Colab."""
 
     def check(self, question: str, global_env: dict | None = None) -> CheckResult:
+        if type(self)._grading_mode:      # while grading: the grader reads the answers itself
+            return None
         if global_env is None:
             global_env = sys._getframe(1).f_globals
-        if not type(self)._grading_mode and not os.path.isfile(
+        if not os.path.isfile(
                 os.path.join(self._tests_dir, f"{question}.py")):
             where = os.path.abspath(self._tests_dir)
             return CheckResult(question, [

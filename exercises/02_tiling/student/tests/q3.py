@@ -3,7 +3,7 @@ OK_FORMAT = True
 test = {   'name': 'q3',
     'points': 1,
     'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
-                                               ">>> checks.form(addr_45, checks.INT, 'addr_45', hint='dot the digits with the strides of the tile-by-tile order')\n",
+                                               ">>> checks.form(addr_e, checks.INT, 'addr_e', hint='dot the digits with the strides of the tile-by-tile order')\n",
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0}],

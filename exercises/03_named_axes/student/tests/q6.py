@@ -3,7 +3,7 @@ OK_FORMAT = True
 test = {   'name': 'q6',
     'points': 1,
     'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
-                                               ">>> checks.form(axe_text, checks.Str('S[(2,3):(3,1)]'), 'axe_text', hint='CuTe reads a flat index leftmost mode fastest, Axe rightmost fastest')\n",
+                                               ">>> checks.form(axe_text, checks.AXE, 'axe_text', hint='CuTe reads a flat index leftmost mode fastest, Axe rightmost fastest')\n",
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0}],
