@@ -82,9 +82,10 @@ pytestmark = pytest.mark.skipif(
     reason="needs g++ and CuTe's headers (nvidia-cutlass, nvidia-cuda-runtime-cu12, "
            "nvidia-cuda-nvcc-cu12, nvidia-cuda-cccl-cu12)")
 
-# Cases per program: a program costs about 7 s of g++ time (the precompiled header's code is
-# generated again for each) and a case about 20 ms, so a few large programs beat many small ones.
-CHUNK = 400
+# Cases per program: each program pays a fixed g++ cost (the tensor oracle's first 60 cases took
+# 7.5 s of CPU as one program, its first 120 cases 8.5 s), so a few large programs beat many
+# small ones; 200 keeps one program's compile within a few minutes on a loaded machine.
+CHUNK = 200
 CACHE_VERSION = b"2"       # bump when the way results are read changes
 FLAGS = ["-std=c++17", "-O0", "-w", "-fno-diagnostics-show-caret", "-fdiagnostics-color=never"]
 
