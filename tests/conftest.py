@@ -6,7 +6,13 @@ Markers (registered in pyproject.toml):
   CUDA simulator is switched on (``NUMBA_ENABLE_CUDASIM=1``).
 - ``cute_dsl``: needs ``nvidia-cutlass-dsl``; skipped when it is not installed.
 - ``browser``: needs Chromium at ``/usr/bin/chromium`` and the playwright package.
-- ``slow``: runs by default; ``-m "not slow"`` leaves these tests out.
+- ``slow``: runs by default (and in CI); ``-m "not slow"`` leaves these tests out. Besides the
+  tests marked in their modules, every test that needs one of ``SLOW_FIXTURES`` (a notebook
+  run, a CUDA-simulator child process, otter) is marked here.
+
+pyproject.toml runs the tests on every core (pytest-xdist, ``-n auto --dist loadfile``): each
+module stays on one worker, so its module-scoped fixtures are made once, and every test writes
+only under its own temporary folders (or the C++ oracle's cache, replaced atomically).
 
 Hypothesis runs the ``ci`` profile (derandomized) when ``CI`` is set, else ``dev``.
 """
@@ -61,7 +67,28 @@ def has_browser() -> bool:
     return CHROMIUM.is_file() and importlib.util.find_spec("playwright") is not None
 
 
+# {test module: fixtures that take more than a few seconds}; a test needing one is ``slow``.
+SLOW_FIXTURES = {
+    "test_algebra_sections.py": {"pages"},                 # book pages executed
+    "test_chapter_2b.py": {"page", "sim", "lab"},          # page, lab, simulated kernels
+    "test_chapters.py": {"executed"},                      # chapters 1-4 executed
+    "test_cuda_sim.py": {"res"},                           # kernels under the CUDA simulator
+    "test_exercises.py": {"session"},                      # otter assign + every notebook run
+    "test_experiments.py": {"twin", "lab_cells"},
+    "test_gemm.py": {"sim_results"},                       # every GEMM step simulated
+    "test_gemm_ladder_lab.py": {"lab", "section", "tma_section"},
+    "test_labs_2_4.py": {"lab2", "lab3", "lab4"},
+    "test_stmatrix.py": {"res"},
+    "test_verify.py": {"cpu_run"},                         # `labkit verify` on the simulator
+}
+
+
+@pytest.hookimpl(tryfirst=True)      # before -m picks tests by their markers
 def pytest_collection_modifyitems(config, items):
+    for item in items:
+        slow = SLOW_FIXTURES.get(item.path.name, ())
+        if slow and not slow.isdisjoint(item.fixturenames):
+            item.add_marker(pytest.mark.slow)
     skips = {
         "gpu": (cuda_gpu_count, "needs a CUDA GPU (none found, or the CUDA simulator is on)"),
         "cute_dsl": (has_cute_dsl, "needs nvidia-cutlass-dsl (not installed)"),

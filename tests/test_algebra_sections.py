@@ -137,11 +137,9 @@ def cpp(tmp_path_factory):
     if missing:
         work = tmp_path_factory.mktemp("algebra_cpp")
         cute._precompiled_header(work)
-        for k, res in cute._build_and_run(missing, work).items():
-            cache[missing[k]] = list(res)
-        tmp = cache_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(cache))
-        tmp.replace(cache_file)
+        found = {missing[k]: list(res) for k, res in cute._build_and_run(missing, work).items()}
+        cache.update(found)
+        cute.save_cache(cache_file, found)
     return {c.cpp: tuple(cache[c.cpp]) for _p, c in CASES}
 
 

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import nbformat
+import pytest
 import yaml
 from nbclient import NotebookClient
 
@@ -40,6 +41,7 @@ def run_lab(path: Path) -> dict[str, str]:
 # The labs ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_lab5_runs_and_counts_banks():
     out = run_lab(LABS["05_banks_swizzle"])
     backend = out["import numpy as np"].strip()
@@ -76,6 +78,7 @@ def test_lab5_runs_and_counts_banks():
     assert cta.count("worst degree 1") == 2     # cp.async and ldmatrix: the swizzle serves both
 
 
+@pytest.mark.slow
 def test_lab6_traces_fragments():
     out = run_lab(LABS["06_fragment_trace"])
     backend = out["%matplotlib inline"].splitlines()[0]

@@ -12,7 +12,11 @@ must raise ``LayoutError`` naming the same rule (its message quotes the assertio
 where C++ does not compile or aborts at run time labkit must raise ``LayoutError``.
 
 C++ results are cached (``$LABKIT_CUTE_CPP_CACHE`` or ``~/.cache/labkit/cute_cpp``), keyed by
-the program text, the compiler and the headers, so only new cases are compiled. The module is
+the case's C++ text and a hash of the compiler's version, the flags, the program around the cases
+and the headers (CUTLASS's ``version.h`` and the versions of the four header distributions), so
+a second run compiles nothing and only new cases are compiled. Each finished program's results
+are saved at once, so an interrupted run keeps them; the cache file is replaced atomically, so
+runs side by side (pytest-xdist workers, two checkouts) never read a torn file. The module is
 skipped when g++ or the headers are missing; ``LABKIT_CUTE_INCLUDES`` (the four include
 folders, CUTLASS's first, ':'-separated) points it at headers outside the environment.
 """
@@ -20,7 +24,9 @@ folders, CUTLASS's first, ':'-separated) points it at headers outside the enviro
 from __future__ import annotations
 
 import concurrent.futures
+import functools
 import hashlib
+import importlib.metadata
 import importlib.util
 import json
 import math
@@ -76,7 +82,10 @@ pytestmark = pytest.mark.skipif(
     reason="needs g++ and CuTe's headers (nvidia-cutlass, nvidia-cuda-runtime-cu12, "
            "nvidia-cuda-nvcc-cu12, nvidia-cuda-cccl-cu12)")
 
-CHUNK = 80
+# Cases per program: each program pays a fixed g++ cost (the tensor oracle's first 60 cases took
+# 7.5 s of CPU as one program, its first 120 cases 8.5 s), so a few large programs beat many
+# small ones; 200 keeps one program's compile within a few minutes on a loaded machine.
+CHUNK = 200
 CACHE_VERSION = b"2"       # bump when the way results are read changes
 FLAGS = ["-std=c++17", "-O0", "-w", "-fno-diagnostics-show-caret", "-fdiagnostics-color=never"]
 
@@ -373,12 +382,27 @@ def make_cases():
 def _toolchain_key(program=PRELUDE.encode() + CACHE_VERSION):
     """A key of g++'s version, CUTLASS's headers, the flags and ``program`` (what the cases are
     compiled into): cached results are reused only while all of them stay the same."""
-    ver = subprocess.run([GXX, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    hdr = (INCLUDES[0] / "cutlass" / "version.h")
-    h = hashlib.sha256(ver.encode())
-    h.update(hdr.read_bytes() if hdr.exists() else str(INCLUDES[0]).encode())
+    h = hashlib.sha256(_compiler_and_headers().encode())
     h.update(" ".join(FLAGS).encode() + program)
     return h.hexdigest()[:16]
+
+
+HEADER_DISTRIBUTIONS = ("nvidia-cutlass", "nvidia-cuda-runtime-cu12", "nvidia-cuda-nvcc-cu12",
+                        "nvidia-cuda-cccl-cu12")
+
+
+@functools.cache
+def _compiler_and_headers():
+    """g++'s version line, CUTLASS's version.h and the versions of the header distributions."""
+    ver = subprocess.run([GXX, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
+    hdr = INCLUDES[0] / "cutlass" / "version.h"
+    parts = [ver, hdr.read_text() if hdr.exists() else str(INCLUDES[0])]
+    for name in HEADER_DISTRIBUTIONS:
+        try:
+            parts.append(f"{name}=={importlib.metadata.version(name)}")
+        except importlib.metadata.PackageNotFoundError:     # LABKIT_CUTE_INCLUDES: folders only
+            parts.append(f"{name}: " + ":".join(map(str, INCLUDES)))
+    return "\n".join(parts)
 
 
 def _cache_dir():
@@ -478,31 +502,61 @@ def compute_oracle(work):
     return cases, run_cases(cases, labkit_result, work, "results")
 
 
+def _read_cache(cache_file):
+    try:
+        return json.loads(cache_file.read_text())
+    except (FileNotFoundError, ValueError):
+        return {}
+
+
+def save_cache(cache_file, results):
+    """Merge ``results`` into the JSON cache file, replacing it atomically (runs side by side
+    may each add their cases; neither ever reads a half-written file)."""
+    cache = _read_cache(cache_file)
+    cache.update(results)
+    fd, tmp = tempfile.mkstemp(dir=cache_file.parent, prefix=cache_file.name, suffix=".tmp")
+    with os.fdopen(fd, "w") as f:
+        json.dump(cache, f)
+    os.replace(tmp, cache_file)
+
+
+def _split(items, most):
+    """``items`` in as few chunks of at most ``most`` as possible, and at least one per core
+    (while there are items), of equal sizes."""
+    if not items:
+        return []
+    n = max(-(-len(items) // most), min(len(items), JOBS))
+    return [items[k::n] for k in range(n)]
+
+
+JOBS = max(1, min(4, os.cpu_count() or 1))
+
+
 def run_cases(cases, labkit_result, work, cache_name, key=None, headers=HEADERS, pch="cute_pch.hpp",
-              program=_program, chunk_ok=CHUNK, chunk_bad=CHUNK // 2):
+              program=_program, chunk_ok=CHUNK, chunk_bad=CHUNK // 4):
     """{case.cpp: C++'s result} for every case, compiled in chunks (or read from the cache file
     ``<cache_name>-<key>.json``). The layout tests' other oracles call this with their own
     headers, program and key."""
     key = key or _toolchain_key()
     cache_file = _cache_dir() / f"{cache_name}-{key}.json"
-    cache = json.loads(cache_file.read_text()) if cache_file.exists() else {}
-    missing = [c for c in cases if c.cpp not in cache]
+    cache = _read_cache(cache_file)
+    missing = list(dict.fromkeys(c.cpp for c in cases if c.cpp not in cache))
     if missing:
         _precompiled_header(work, headers, pch)
-        # Batching only: cases labkit expects C++ to reject go in small chunks of their own,
-        # so the large chunks usually compile at the first attempt. Every verdict is C++'s.
-        likely_bad = [c.cpp for c in missing if labkit_result(c)[0] == "raise"]
-        likely_ok = [c.cpp for c in missing if labkit_result(c)[0] != "raise"]
-        chunks = [likely_ok[k:k + chunk_ok] for k in range(0, len(likely_ok), chunk_ok)]
-        chunks += [likely_bad[k:k + chunk_bad] for k in range(0, len(likely_bad), chunk_bad)]
-        with concurrent.futures.ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1))) as ex:
-            runs = ex.map(lambda c: _build_and_run(c, work, program), chunks)
-            for chunk, res in zip(chunks, runs):
-                for k, e in enumerate(chunk):
-                    cache[e] = list(res[k])
-        tmp = cache_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(cache))
-        tmp.replace(cache_file)
+        # Batching only: cases labkit expects C++ to reject go in chunks of their own, so the
+        # large chunks usually compile at the first attempt. Every verdict is C++'s.
+        by_text = {c.cpp: c for c in cases}
+        bad = {e for e in missing if labkit_result(by_text[e])[0] == "raise"}
+        likely_ok = [e for e in missing if e not in bad]
+        likely_bad = [e for e in missing if e in bad]
+        chunks = _split(likely_ok, chunk_ok) + _split(likely_bad, chunk_bad)
+        with concurrent.futures.ThreadPoolExecutor(JOBS) as ex:
+            futures = {ex.submit(_build_and_run, c, work, program): c for c in chunks}
+            for done in concurrent.futures.as_completed(futures):
+                chunk, res = futures[done], done.result()
+                found = {e: list(res[k]) for k, e in enumerate(chunk)}
+                cache.update(found)
+                save_cache(cache_file, found)       # kept even if a later chunk is interrupted
     return {c.cpp: tuple(cache[c.cpp]) for c in cases}
 
 # --------------------------------------------------------------------------- comparison

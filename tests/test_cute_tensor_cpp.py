@@ -36,7 +36,8 @@ pytestmark = pytest.mark.skipif(
     reason="needs g++ and CuTe's headers (nvidia-cutlass, nvidia-cuda-runtime-cu12, "
            "nvidia-cuda-nvcc-cu12, nvidia-cuda-cccl-cu12)")
 
-CHUNK = 60
+CHUNK = 200         # cases per program (see test_cute_cpp.CHUNK)
+CHUNK_BAD = 100     # cases labkit expects C++ to reject, per program
 CACHE_VERSION = b"1"
 HEADERS = """#include <cute/tensor.hpp>
 #include <cute/atom/copy_atom.hpp>
@@ -603,7 +604,7 @@ def compute_oracle(work):
     cases = make_cases()
     key = base._toolchain_key(HEADERS.encode() + PRELUDE.encode() + CACHE_VERSION)
     return cases, base.run_cases(cases, labkit_result, work, "tensor-results", key, HEADERS,
-                                 "cute_tensor_pch.hpp", _program, CHUNK, 8)
+                                 "cute_tensor_pch.hpp", _program, CHUNK, CHUNK_BAD)
 
 
 @pytest.fixture(scope="module")

@@ -165,6 +165,7 @@ def test_colab_cells_use_the_repository_address():
     assert address in (REPO / "README.md").read_text()
 
 
+@pytest.mark.slow
 def test_first_lab_runs_and_shows_the_hand_computed_facts():
     nb = nbformat.read(LAB, as_version=4)
     NotebookClient(

@@ -47,18 +47,21 @@ def test_verify_passes_on_the_cuda_simulator(cpu_run):
     assert checks == 22 and out.count("| PASS ") == checks and "FAIL" not in out
 
 
+@pytest.mark.slow
 def test_verify_only_selects_checks():
     done = _cli("--n", "2", "--only", "x4.trans", simulated=True)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "ldmatrix x4.trans" in done.stdout and "SM80_16x8x16" not in done.stdout
 
 
+@pytest.mark.slow
 def test_verify_only_selects_a_stmatrix_atom_by_its_cute_name():
     done = _cli("--n", "2", "--only", "SM90_U32x4_STSM_N", simulated=True)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "stmatrix x4 SM90_U32x4_STSM_N" in done.stdout and "1 checks" in done.stdout
 
 
+@pytest.mark.slow
 def test_verify_skips_stmatrix_on_an_older_simulated_sm():
     env = dict(os.environ, LABKIT_SIMULATED_SM="80")
     done = subprocess.run([sys.executable, "-m", "labkit", "verify", "--n", "2", "--only", "stmatrix x1"],
