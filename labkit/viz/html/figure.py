@@ -82,7 +82,7 @@ STYLE = """<style class="lkf-css">
 .lkf-ctl .lkf-cl{font-size:0.85em;color:#555}
 .lkf-box{max-width:100%;overflow-x:auto;overflow-y:hidden;-webkit-overflow-scrolling:touch;touch-action:pan-x pan-y pinch-zoom}
 .lkf-pan .lkf-panl{font-size:0.85em;color:#555;font-variant-numeric:tabular-nums}
-.lkf svg{display:block;max-width:none;height:auto;user-select:none}
+.lkf svg{display:block;max-width:none;height:auto;user-select:none;overflow:visible}
 .lkf [data-k]{cursor:pointer;outline:none}
 .lkf rect[data-k],.lkf [data-k]>rect{stroke:#444;stroke-width:0.6}
 .lkf .lkf-f rect[data-k],.lkf .lkf-f [data-k]>rect{stroke:#aaa;stroke-width:0.4}
@@ -97,7 +97,7 @@ STYLE = """<style class="lkf-css">
 .lkfs{margin:0.5em 0 1em 0;max-width:100%;min-width:0}
 .lkfs-box{max-width:100%;overflow-x:auto;overflow-y:hidden;-webkit-overflow-scrolling:touch}
 .lkfs-box:focus-visible{outline:2px solid #0072B2;outline-offset:2px}
-.lkfs svg{display:block;width:100%;max-width:var(--w);min-width:var(--d);height:auto;font-family:"DejaVu Sans",Verdana,system-ui,sans-serif}
+.lkfs svg{display:block;overflow:visible;width:100%;max-width:var(--w);min-width:var(--d);height:auto;font-family:"DejaVu Sans",Verdana,system-ui,sans-serif}
 .lkfs image{image-rendering:pixelated}
 @media (max-width:720px){.lkfs svg{min-width:var(--p)}}
 </style>"""
@@ -140,7 +140,7 @@ function mark(k){for(var j=0;j<marked.length;j++)marked[j].classList.remove("lkf
 function meet(a,b){if(b===null)return false;for(var p=0;p<a.length;p++)for(var q=0;q<b.length;q++)if(a[p]===b[q])return true;return false;}
 function focus(k){show(k);mark(k);}
 function first(){for(var j=0;j<D.cells.length;j++)if(isVis(j))return j;return null;}
-function setTab(k){if(tab!==null)tab.removeAttribute("tabindex");tab=null;if(k==null)return;tab=byK[k][0];tab.setAttribute("tabindex","0");}
+function setTab(k){var t=k==null?null:byK[k][0];if(tab!==null&&tab!==t)tab.removeAttribute("tabindex");tab=t;if(t)t.setAttribute("tabindex","0");}
 function apply(){for(var j=0;j<st.length;j++)st[j].classList.toggle("lkf-hide",!ok(st[j].getAttribute("data-s")));
  var b=R.querySelectorAll("button[data-o]");for(j=0;j<b.length;j++)b[j].setAttribute("aria-pressed",S[+b[j].getAttribute("data-c")]==+b[j].getAttribute("data-o")?"true":"false");
  var t=R.querySelectorAll(".lkf-stepl");for(j=0;j<t.length;j++){var c=+t[j].getAttribute("data-c");t[j].textContent=D.ctl[c][S[c]];}
@@ -428,7 +428,7 @@ class HtmlFigure:
     def _svg_open(self) -> str:
         W, H = self._view()
         return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="-2 -2 {_x(W)} {_x(H)}" '
-                f'width="{_x(W)}" role="img" aria-labelledby="{self.id}-t" '
+                f'width="{_x(W)}" role="img" aria-labelledby="{self.id}-t" tabindex="-1" '
                 f'font-family="system-ui, sans-serif" font-size="10">'
                 f'<title id="{self.id}-t">{escape(self.alt)}</title>')
 
