@@ -54,7 +54,7 @@ def _static_figures():
     speeds = [("1 naive", {"f32 acc.": 0.926, "f16 acc.": 0.927}), ("2 smem", {"f32 acc.": 6.23, "f16 acc.": 7.18}),
               ("3 mma", {"f32 acc.": 44.8, "f16 acc.": 50.7}), ("4 swizzle", {"f32 acc.": 139, "f16 acc.": 176}),
               ("5 pipeline", {"f32 acc.": 392, "f16 acc.": 404}), ("6 tma", {"f32 acc.": 505, "f16 acc.": 504}),
-              ("cuBLAS", {"f32 acc.": 754}), ("CuTe sgemm_sm80", {"f16 acc.": 374})]
+              ("cuBLAS", {"cuBLAS": 754}), ("CuTe sgemm_sm80", {"CuTe, f16 acc.": 374})]
     return [
         ("01 draw_layout(row)", viz.draw_layout(lk.make_layout(shape, lk.compact_major(shape, "right")))),
         ("02 draw_layout(inv)", viz.draw_layout(lk.right_inverse(row48))),
@@ -69,7 +69,8 @@ def _static_figures():
         ("06b draw_x4_orders", draw_x4_orders()),
         ("06b draw_tiled_copy", viz.draw_tiled_copy(lk.make_tiled_copy_A(lk.copy_atom("SM75_U32x4_LDSM_N", "f16"),
                                                                           mma))),
-        ("06c draw_bars", draw_bars(speeds, title="fp16 TN GEMM, 4096³, NVIDIA H200", unit="TFLOP/s")),
+        ("06c draw_bars", draw_bars(speeds, title="fp16 TN GEMM, 4096³, NVIDIA H200, 2026-12-01", unit="TFLOP/s",
+                                    colors={"cuBLAS": "#999999", "CuTe, f16 acc.": "#E69F00"})),
         ("lab 04 draw_mesh", viz.draw_mesh(["sharded", mine])),
         ("lab 06 draw_fragments", viz.draw_fragments(trace_mma(backend="sim"), 3)),
     ]
@@ -164,8 +165,9 @@ MEASURE = """() => {
             const px = parseFloat(getComputedStyle(e).fontSize);
             if (px < min) { min = px; what = n.textContent; }
         }
-        const r = f.getBoundingClientRect();
-        return {min, what, right: r.right, width: document.documentElement.clientWidth};
+        const r = f.getBoundingClientRect(), box = f.querySelector('.lkf-box, .lkfs-box');
+        return {min, what, right: r.right, width: document.documentElement.clientWidth,
+                parts: Math.ceil(box.scrollWidth / box.clientWidth - 0.02)};
     });
 }"""
 
@@ -174,8 +176,8 @@ def test_smallest_text_of_every_figure(opened):
     width, page, labels, limit, errors = opened
     sizes = page.evaluate(MEASURE)
     assert len(sizes) == len(labels)
-    report = {label: round(s["min"], 2) for label, s in zip(labels, sizes)}
-    print(f"\nsmallest text at {width}:", json.dumps(report, indent=1, ensure_ascii=False))
+    report = {label: [round(s["min"], 2), s["parts"]] for label, s in zip(labels, sizes)}
+    print(f"\nsmallest text (px) and column widths across, at {width}:", json.dumps(report, indent=1, ensure_ascii=False))
     small = {label: (round(s["min"], 2), s["what"]) for label, s in zip(labels, sizes) if s["min"] < limit}
     assert small == {}, f"text below {limit} px at {width} width"
     assert [label for label, s in zip(labels, sizes) if s["right"] > s["width"] + 0.5] == []

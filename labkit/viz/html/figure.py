@@ -183,6 +183,9 @@ size();apply();R.setAttribute("data-ready","1");}};"""
 MIN_TEXT_PX = 10.0          # narrow screens (the book's limit there is 9 px)
 WIDE_TEXT_PX = 11.5         # wide screens (the limit there is 11 px)
 MIN_TAP_PX = 24.5
+# No text is drawn smaller than this (figure units are CSS pixels at zoom 1): a figure that fits
+# the column at zoom 1 then needs no zoom, and no sideways scrolling, on a wide screen.
+FONT_FLOOR = WIDE_TEXT_PX
 
 
 class HtmlFigure:
@@ -269,7 +272,7 @@ class HtmlFigure:
         if text is not None and str(text) != "":
             lines = str(text).split("\n")
             fs = font or max(6.0, min(13.0, h / (len(lines) + 0.6), 1.6 * w / max(len(l) for l in lines)))
-            fs = round(float(fs), 2)
+            fs = round(max(float(fs), FONT_FLOOR), 2)
             self._fonts.append(fs)
             draw = (str(text), fs, text_fill or text_color(fill))
         self.cells.append({"info": dict(info), "link": link, "rel": rel, "when": dict(when or {}),
@@ -302,7 +305,8 @@ class HtmlFigure:
              weight: str | None = None, fill: str = "#222", rotate: float | None = None):
         """Add a non-interactive text label."""
         grp = self._group(when)
-        self._fonts.append(float(size))
+        size = max(float(size), FONT_FLOOR)
+        self._fonts.append(size)
         wt = f' font-weight="{weight}"' if weight else ""
         rot = f' transform="rotate({_x(rotate)} {_x(x)} {_x(y)})"' if rotate else ""
         self._items.append((grp, f'<text x="{_x(x)}" y="{_x(y)}" font-size="{_x(size)}" fill="{fill}" '
