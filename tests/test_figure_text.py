@@ -152,7 +152,7 @@ MEASURE = """() => {
         for (const svg of f.querySelectorAll('svg')) {
             const vb = svg.viewBox.baseVal, box = svg.getBoundingClientRect();
             const scale = box.width / vb.width;
-            for (const t of svg.querySelectorAll('text')) {
+            for (const t of svg.querySelectorAll('text, tspan')) {
                 if (!t.textContent.trim()) continue;
                 const px = parseFloat(getComputedStyle(t).fontSize) * scale;
                 if (px < min) { min = px; what = t.textContent; }

@@ -69,8 +69,11 @@ def draw_bars(rows, *, title: str, unit: str, log: bool = True, colors=None):
     ax.set_yticks(ticks, labels, fontsize=CHART_FONT_PT)
     ax.set_ylim(y - gap / 2, -gap / 2)
     if log:
+        from matplotlib.ticker import FuncFormatter, NullFormatter
         ax.set_xscale("log")
         ax.set_xlim(vmin / 2, vmax * 5)
+        ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))     # 1, 10, 100: no small exponents
+        ax.xaxis.set_minor_formatter(NullFormatter())
     else:
         ax.set_xlim(0, vmax * 1.3)
     ax.tick_params(axis="x", labelsize=CHART_FONT_PT)

@@ -149,7 +149,7 @@ def draw_cells(ax, labels, fills, *, x0: float = 0, y0: float = 0, row_header=No
                 dark = 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45
                 ax.text(x0 + j + 0.5, y0 + i + 0.5, str(s), ha="center", va="center", fontsize=fs,
                         color="#000000" if dark else "#ffffff", zorder=5, linespacing=0.95)
-    hdr_fs = max(5.0, min(9.0, 0.55 * pts))
+    hdr_fs = max(8.0, min(9.0, 0.55 * pts))      # 8 pt: legible where the page shows the drawing whole
     if row_header is not None and pts >= MIN_LABEL_PT * 0.7:
         for i, s in enumerate(row_header):
             ax.text(x0 - 0.15, y0 + i + 0.5, str(s), ha="right", va="center", fontsize=hdr_fs, color="#444")

@@ -31,12 +31,12 @@ __all__ = ["PHONE_TEXT_PX", "DESK_TEXT_PX", "NARROW_PX", "text_sizes", "svg_mark
            "page_figure", "PageFigure"]
 
 PHONE_TEXT_PX = 9.5        # smallest text on a narrow screen (the book's limit is 9 px)
-DESK_TEXT_PX = 11.5        # smallest text on a wide screen (the limit is 11 px)
+DESK_TEXT_PX = 11.1        # smallest text on a wide screen (the limit is 11 px)
 NARROW_PX = 720            # screens up to this width are narrow (the style's media query)
 PX_PER_PT = 96 / 72
 
 _FONT_STYLE = re.compile(r";? ?font-family: [^;\"]*")
-_TRANSLATE = re.compile(r' transform="translate\(([-0-9.]+) ([-0-9.]+)\)"')
+_TRANSLATE = re.compile(r'(<text[^>]*?) transform="translate\(([-0-9.]+) ([-0-9.]+)\)"')
 _TEXT_GROUP = re.compile(r"<g>\s*((?:<text[^>]*>[^<]*</text>\s*)+)</g>")
 _ROTATE0 = re.compile(r' transform="rotate\(-?0 [-0-9. ]+\)"')
 _IDS = re.compile(r' id="(?:figure|patch|axes|text|LineCollection|PatchCollection|image|line2d|matplotlib\.axis'
@@ -79,7 +79,7 @@ def svg_markup(fig) -> str:
     s = _META.sub("", _HEAD.sub("", buf.getvalue(), count=1), count=1)
     s = _FONT_STYLE.sub("", s)
     s = _ROTATE0.sub("", s)
-    s = _TRANSLATE.sub(r' x="\1" y="\2"', s)
+    s = _TRANSLATE.sub(r'\1 x="\2" y="\3"', s)
     s = s.replace('style=""', "")
     s = re.sub(r">\s+<", "><", s)
     s = _IDS.sub("", s)
