@@ -99,8 +99,8 @@ def figure_html(fig, alt: str = "", name: str = "drawing") -> str:
     column, at most its natural width, and at least as wide as its smallest text needs
     (wider than the column: the box scrolls sideways)."""
     from labkit.viz.html.figure import STYLE
-    natural, narrow, wide = _widths(fig)
     svg = svg_markup(fig).replace("<svg", f'<svg role="img" aria-label="{escape(alt, quote=True)}"', 1)
+    natural, narrow, wide = _widths(fig)            # after drawing: tick labels have their text
     style = f"--w:{_px(natural)};--p:{_px(narrow)};--d:{_px(wide)}"
     return (f'{STYLE}<figure class="lkfs" data-figure="{escape(name, quote=True)}" style="{style}">'
             f'<div class="lkfs-box" tabindex="0" aria-label="{escape(alt, quote=True)}">{svg}</div></figure>')
