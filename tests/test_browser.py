@@ -412,7 +412,7 @@ def test_phone_figures_scroll_in_their_box_with_legible_text_and_big_tap_targets
     assert all(ov == "auto" for *_, ov in boxes)
 
 
-def test_phone_tap_shows_the_cell_and_fit_shows_the_whole_figure(phone_gallery):
+def test_phone_tap_shows_the_cell_and_move_steps_through_a_wide_figure(phone_gallery):
     page, _ = phone_gallery
     fig = _figure(page, "fragment")
     cell = _cell(fig, coordinate="(5,3)", view="logical")
@@ -423,12 +423,13 @@ def test_phone_tap_shows_the_cell_and_fit_shows_the_whole_figure(phone_gallery):
     fig = _figure(page, "mma_tv")
     box = fig.locator(".lkf-box")
     assert box.evaluate("b => b.scrollWidth > b.clientWidth")
-    zoom = fig.locator("button.lkf-zoom")
-    zoom.tap()
-    assert zoom.get_attribute("aria-pressed") == "true"
-    assert box.evaluate("b => b.scrollWidth <= b.clientWidth + 1")
-    zoom.tap()
-    assert box.evaluate("b => b.scrollWidth > b.clientWidth")
+    # no "fit to width" (it shrank the text to 5 px): the move control steps through the parts
+    move = fig.locator(".lkf-pan")
+    assert fig.locator("button.lkf-zoom").count() == 0 and move.is_visible()
+    assert move.inner_text().split("part 1 of ")[1].strip().isdigit()
+    move.get_by_role("button", name="show the part to the right").tap()
+    page.wait_for_function("b => b.scrollLeft > 0", arg=box.element_handle())
+    page.wait_for_function("m => m.textContent.includes('part 2 of')", arg=move.element_handle())
 
 
 # -- phones: navigation and width ------------------------------------------------------------

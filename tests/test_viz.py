@@ -439,3 +439,68 @@ def test_notebook_png_is_a_small_palette_image_of_the_same_drawing():
     got = np.asarray(img.convert("RGB"), dtype=float)
     assert ref.shape == got.shape and np.abs(ref - got).mean() < 2.0
     assert len(shown) < len(full) / 2
+
+
+# -- on a page: SVG with real text, sized so the smallest text stays legible -----------------
+
+def _page_svg(fig):
+    import re
+    import xml.etree.ElementTree as ET
+    page = fig._repr_html_()
+    svg = re.search(r"<svg.*</svg>", page, re.S).group(0)
+    style = dict(re.findall(r"--(\w)+:([\d.]+)px", re.search(r'<figure class="lkfs"[^>]*style="([^"]*)"', page).group(1)))
+    return page, ET.fromstring(svg), {k: float(v) for k, v in style.items()}
+
+
+@pytest.mark.parametrize("draw", [
+    lambda: viz.draw_layout(lk.parse_layout("(16,16):(16,1)")),
+    lambda: viz.draw_tiled_copy(lk.make_tiled_copy_A(lk.copy_atom("SM75_U32x4_LDSM_N", "f16"),
+                                                     lk.make_tiled_mma("SM80_16x8x16_F16F16F16F16_TN"))),
+    lambda: viz.draw_swizzle_atom("SWIZZLE_128B", "fp16"),
+])
+def test_drawing_shows_as_svg_text_no_smaller_than_the_limits(draw):
+    from labkit.viz.svg import DESK_TEXT_PX, PHONE_TEXT_PX, text_sizes
+    fig = draw()
+    page, root, css = _page_svg(fig)
+    texts = [t for t in root.iter("{http://www.w3.org/2000/svg}text")]
+    lines = sum(len(t.get_text().split("\n")) for t in fig.findobj(matplotlib.text.Text)
+                if t.get_visible() and t.get_text().strip())
+    assert len(texts) == lines > 10                            # every label line is text, not pixels
+    assert page.count('tabindex="0"') == 1 and "data:image/png;base64" in page  # fills: one small image
+    # font sizes are in viewBox units: at the narrow and wide minimum widths the smallest is at the limit
+    vb_width = float(root.get("viewBox").split()[2])
+    smallest = min(float(t.get("style").split("font-size: ")[1].split("px")[0]) for t in texts)
+    assert smallest == pytest.approx(min(text_sizes(fig)))
+    assert smallest * css["p"] / vb_width == pytest.approx(PHONE_TEXT_PX, abs=0.01)
+    assert smallest * css["d"] / vb_width == pytest.approx(DESK_TEXT_PX, abs=0.01)
+    assert PHONE_TEXT_PX >= 9 and DESK_TEXT_PX >= 11        # the book's limits, 390 px and 1366 px screens
+
+
+def test_page_figure_shows_a_pyplot_chart_once_and_checks_its_input():
+    import matplotlib.pyplot as plt
+    from labkit.errors import LabkitError
+    from labkit.viz.svg import page_figure
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.bar([0, 1], [3, 5])
+    shown = page_figure(fig, alt="two bars, 3 and 5")
+    assert not plt.fignum_exists(fig.number)
+    assert "<svg" in shown._repr_html_() and shown._repr_png_()[:4] == b"\x89PNG"
+    with pytest.raises(LabkitError, match="fig"):
+        page_figure("not a figure", alt="x")
+
+
+def test_draw_bars_labels_every_value_and_rejects_bad_rows():
+    from labkit.errors import LabkitError
+    from labkit.viz.charts import CHART_FONT_PT, draw_bars
+    from labkit.viz.svg import text_sizes
+    rows = [("1 naive", {"f32": 0.926, "f16": 0.927}), ("cuBLAS", {"cuBLAS": 754.4})]
+    fig = draw_bars(rows, title="t", unit="TFLOP/s")
+    fig.draw_without_rendering()                                # tick labels get their text
+    texts = [t.get_text().strip() for t in fig.findobj(matplotlib.text.Text)]
+    for v in ("0.926", "0.927", "754", "1 naive", "cuBLAS", "1", "10", "100"):
+        assert v in texts
+    assert min(text_sizes(fig)) >= CHART_FONT_PT >= 9
+    with pytest.raises(LabkitError, match="rows"):
+        draw_bars([], title="t", unit="u")
+    with pytest.raises(LabkitError, match="log scale"):
+        draw_bars([("a", {"x": 0.0})], title="t", unit="u")

@@ -50,18 +50,22 @@ def draw_mma(mma, *, ax=None):
 
 
 def draw_swizzle_atom(mode="SWIZZLE_128B", element="fp16", *, ax=None):
-    """Before/after of a swizzle atom (``labkit.swizzle_atoms.swizzle_atom``): left the plain
-    row-major atom, right the swizzled one, both coloured by bank."""
+    """Before/after of a swizzle atom (``labkit.swizzle_atoms.swizzle_atom``): the plain
+    row-major atom, then the swizzled one (to its right, or below it for atoms wider than 8
+    elements), both coloured by bank."""
     from labkit.swizzle_atoms import element_bits, swizzle_atom
     atom = swizzle_atom(mode, element)
     plain = atom.layout_b
     eb = element_bits(element) // 8
     tp, ts = offset_table(plain), offset_table(atom)
     rows, cols = tp.shape
-    fig, ax = new_figure(-1.2, 2 * cols + 2.2, -1.8, rows + 0.2, ax=ax)
+    stacked = cols > 8                  # wide atoms: "after" below "before", so labels stay legible
+    dx, dy = (0, rows + 2.0) if stacked else (cols + 2, 0)
+    fig, ax = new_figure(-1.2, dx + cols + 0.2, -1.8, dy + rows + 0.2, ax=ax)
     texts = (lambda t: [[str(v) for v in r] for r in t.tolist()]) if cols <= 32 else (lambda t: None)
     draw_cells(ax, texts(tp), layout_fills(tp, "bank", eb), title=f"before: {plain}", row_header=range(rows))
-    draw_cells(ax, texts(ts), layout_fills(ts, "bank", eb), x0=cols + 2, title=f"after: {atom}")
+    draw_cells(ax, texts(ts), layout_fills(ts, "bank", eb), x0=dx, y0=dy, title=f"after: {atom}",
+               row_header=range(rows) if stacked else None)
     return finish(fig, f"{mode} atom on {element}: {rows}x{cols} elements before and after the swizzle "
                        f"{atom}, coloured by bank; row 1 starts at offset {ts[1, 0]} after it.")
 

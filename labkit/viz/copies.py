@@ -27,6 +27,8 @@ from labkit.viz.tables import tv_table
 __all__ = ["draw_tiled_copy", "copy_tables"]
 
 ARRANGE = ("auto", "side", "stacked")
+# Stacked maps may grow this tall: cells large enough for two-line labels that a phone can read.
+TALL_IN = 2 * MAX_HEIGHT_IN
 
 
 def copy_tables(tiled_copy):
@@ -68,14 +70,14 @@ def draw_tiled_copy(tiled_copy, *, arrange: str = "auto", ax=None, title: str | 
     Each cell shows ``T<thread>/V<value>``, coloured by thread; ``+`` marks an element that
     several (thread, value) pairs reach (a broadcast, e.g. ``ldmatrix.x2``'s unused lanes or
     the warps of a TiledMMA that share A). ``arrange="side"`` puts the destination to the
-    right of the source, ``"stacked"`` below it; ``"auto"`` stacks tiles wider than 16
-    columns so the cells stay readable at book width. Returns the figure (``fig.alt_text``;
+    right of the source, ``"stacked"`` below it; ``"auto"`` stacks tiles wider than 8
+    columns so the labels stay large enough to read on a phone. Returns the figure (``fig.alt_text``;
     ``fig.blocks`` names the ``"source"`` and ``"destination"`` cell blocks).
     """
     if arrange not in ARRANGE:
         raise LayoutError(f"arrange must be one of {ARRANGE}, got {arrange!r}")
     (M, N), src, dst = copy_tables(tiled_copy)
-    side = arrange == "side" or (arrange == "auto" and N <= 16)
+    side = arrange == "side" or (arrange == "auto" and N <= 8)
     fs, ts = _cells(*src)
     fd, td = _cells(*dst)
     atom = getattr(getattr(tiled_copy, "atom", None), "name", "copy")
@@ -90,10 +92,10 @@ def draw_tiled_copy(tiled_copy, *, arrange: str = "auto", ax=None, title: str | 
     else:
         dx, dy = 0, M + 0.5 + cap
         bottom = 2 * M + 0.5 + cap + 0.2
-        cell_pt = min(cell_pt, 72.0 * MAX_HEIGHT_IN / (bottom + top))
+        cell_pt = min(cell_pt, 72.0 * TALL_IN / (bottom + top))
         cap = 12.0 / cell_pt
         top, dy = 1.25 + cap, M + 0.5 + cap
-        fig, ax = new_figure(-1.2, N + 0.2, -top, dy + M + 0.2, ax=ax, max_height_in=MAX_HEIGHT_IN)
+        fig, ax = new_figure(-1.2, N + 0.2, -top, dy + M + 0.2, ax=ax, max_height_in=TALL_IN)
     step = 1 if N <= 32 else 4
     cols = [j if j % step == 0 else "" for j in range(N)]
     name = title or atom

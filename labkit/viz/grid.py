@@ -46,7 +46,8 @@ def _lab_figure_class():
     from matplotlib.figure import Figure
 
     class LabFigure(Figure):
-        """A Figure that shows itself in Jupyter without pyplot, with its alt text."""
+        """A Figure that shows itself in Jupyter without pyplot, with its alt text: as SVG in a
+        page (``labkit.viz.svg.figure_html``), as a PNG where HTML is not shown."""
 
         def _png_bytes(self) -> bytes:
             import io
@@ -66,12 +67,8 @@ def _lab_figure_class():
             return self._png_bytes()
 
         def _repr_html_(self):
-            import base64
-            import html
-            alt = html.escape(getattr(self, "alt_text", "") or "", quote=True)
-            data = base64.b64encode(self._png_bytes()).decode("ascii")
-            return (f'<img src="data:image/png;base64,{data}" alt="{alt}" '
-                    'style="max-width:100%;height:auto"/>')
+            from labkit.viz.svg import figure_html
+            return figure_html(self, getattr(self, "alt_text", "") or "", getattr(self, "name", "drawing"))
 
     return LabFigure
 
@@ -152,7 +149,7 @@ def draw_cells(ax, labels, fills, *, x0: float = 0, y0: float = 0, row_header=No
                 dark = 0.2126 * r + 0.7152 * g + 0.0722 * b > 0.45
                 ax.text(x0 + j + 0.5, y0 + i + 0.5, str(s), ha="center", va="center", fontsize=fs,
                         color="#000000" if dark else "#ffffff", zorder=5, linespacing=0.95)
-    hdr_fs = max(5.0, min(9.0, 0.55 * pts))
+    hdr_fs = max(8.0, min(9.0, 0.55 * pts))      # 8 pt: legible where the page shows the drawing whole
     if row_header is not None and pts >= MIN_LABEL_PT * 0.7:
         for i, s in enumerate(row_header):
             ax.text(x0 - 0.15, y0 + i + 0.5, str(s), ha="right", va="center", fontsize=hdr_fs, color="#444")
@@ -164,9 +161,12 @@ def draw_cells(ax, labels, fills, *, x0: float = 0, y0: float = 0, row_header=No
                 va="bottom", fontsize=10, color="#000")
 
 
-def finish(fig, alt: str):
-    """Attach the alt text (``fig.alt_text``) and return the figure."""
+def finish(fig, alt: str, name: str | None = None):
+    """Attach the alt text (``fig.alt_text``) and a name (``fig.name``, the page's
+    ``data-figure``; default: the drawing function's name) and return the figure."""
+    import sys
     fig.alt_text = alt
+    fig.name = name or sys._getframe(1).f_code.co_name
     return fig
 
 

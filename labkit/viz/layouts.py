@@ -112,12 +112,12 @@ def draw_tiling(layout, tile, *, ax=None, title: str | None = None):
     fills = [[light_color((i // tm) * ntn + j // tn) if ((i // tm) + (j // tn)) % 2 else
               category_color((i // tm) * ntn + j // tn) for j in range(cols)] for i in range(rows)]
     texts = [[str(v) for v in row] for row in table.tolist()]
-    fig, ax = new_figure(-1.2, cols + 2.4, -1.8, rows + 1.0, ax=ax)
+    fig, ax = new_figure(-1.2, cols + 2.9, -1.8, rows + 1.0, ax=ax)
     draw_cells(ax, texts, fills, row_header=range(rows), col_header=range(cols), bold_rows=tm,
                bold_cols=tn, title=title or f"{layout} in {tm}x{tn} tiles")
     for ti in range(rows // tm):          # tile coordinates under the bottom row and right of each tile row
-        ax.text(cols + 0.1, ti * tm + tm / 2, f"tile row {ti}", ha="left", va="center", fontsize=7, color="#333")
+        ax.text(cols + 0.1, ti * tm + tm / 2, f"tile row {ti}", ha="left", va="center", fontsize=9, color="#333")
     for tj in range(ntn):
-        ax.text(tj * tn + tn / 2, rows + 0.1, f"tile col {tj}", ha="center", va="top", fontsize=7, color="#333")
+        ax.text(tj * tn + tn / 2, rows + 0.1, f"tile col {tj}", ha="center", va="top", fontsize=9, color="#333")
     return finish(fig, f"Layout {layout} as a {rows}x{cols} table cut into {rows // tm}x{ntn} tiles of "
                        f"{tm}x{tn}; tile (0,1) starts at offset {table[0, tn] if ntn > 1 else table[0, 0]}.")

@@ -148,7 +148,7 @@ def draw_mesh(layout=("sharded", "replica", "offset"), *, shape=None, ax=None, t
                 n = sum(len(w) for w in slots.values())
                 ax.text(bx, by - 0.12, f"GPU (x={dx}, y={dy}): "
                         + (f"{n} element{'s' if n != 1 else ''}" if n else "empty"),
-                        ha="left", va="bottom", fontsize=7, color="#333")
+                        ha="left", va="bottom", fontsize=8, color="#333")
         offset = {a: v for a, v in getattr(L, "O", {}).items() if a in ("gpuid_x", "gpuid_y") and v}
         if offset:
             ox, oy = offset.get("gpuid_x", 0), offset.get("gpuid_y", 0)
@@ -166,7 +166,7 @@ def draw_mesh(layout=("sharded", "replica", "offset"), *, shape=None, ax=None, t
             legend += f"\nlight: held by {nrep} devices; outlined slots: the copies R[...] adds"
         if offset:
             legend += f"\narrows: {tag} moves every element to another device"
-        ax.text(-1.2, my + body + 0.25, legend, ha="left", va="top", fontsize=7, color="#333")
+        ax.text(-1.2, my + body + 0.25, legend, ha="left", va="top", fontsize=8, color="#333")
         pi, pj = (6, 3) if (R, C) == (8, 8) else (0, 0)
         where = " ".join(f"({x},{y})" for x, y in sorted(set(devs[pi][pj])))
         plural = "s" if len(set(devs[pi][pj])) > 1 else ""

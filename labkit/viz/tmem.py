@@ -208,17 +208,17 @@ def draw_tmem(layout, *, shape=None, name: str = "x", highlight=None, tcols=None
         if side or p == 0:
             for c in range(0, ncols, step):
                 ax.text(x0 + (c + 0.5) * nbytes if nbytes > 1 else x0 + c + 0.5, y0 - 2.0 / cell_pt,
-                        str(c + lo), ha="center", va="bottom", fontsize=6, color="#444")
+                        str(c + lo), ha="center", va="bottom", fontsize=8, color="#444")
         if side and p == 0:
             for r in range(0, PARTITION_LANES, 8):
-                ax.text(x0 - 3.0 / cell_pt, y0 + r + 0.5, str(r), ha="right", va="center", fontsize=6, color="#444")
+                ax.text(x0 - 3.0 / cell_pt, y0 + r + 0.5, str(r), ha="right", va="center", fontsize=8, color="#444")
     what = f"{name} {'x'.join(str(s) for s in shape)}"
     head = title or f"{what} in TMEM: {layout}"
     ax.text(-left + 2.0 / cell_pt, -top + 2.0 / cell_pt, head, ha="left", va="top", fontsize=9, color="#000")
     foot = "columns: TCol" + (" (4 bytes each)" if nbytes > 1 else "")
     if spots:
         foot += "; outlined: " + ", ".join(f"{name}[{','.join(str(int(c)) for c in h)}]" for h, _ in spots)
-    ax.text(-left + 2.0 / cell_pt, h_units + 4.0 / cell_pt, foot, ha="left", va="top", fontsize=7, color="#333")
+    ax.text(-left + 2.0 / cell_pt, h_units + 4.0 / cell_pt, foot, ha="left", va="top", fontsize=8, color="#333")
 
     nrep = int(getattr(layout, "num_replicas", 1))
     filled = int(held.sum())

@@ -14,10 +14,12 @@ static book. The style and the script are the same for every figure, so a page o
 figures needs only the first copy (the book's build drops the others). Every figure gets a
 fresh ``id``; several figures on one page do not interfere.
 
-The figure is drawn at the zoom where its smallest text is ``MIN_TEXT_PX`` pixels tall (or
-smaller, down to the column, when the text stays that tall), on a narrow screen also where every
-cell is ``MIN_TAP_PX`` pixels wide and tall; the box scrolls, and "fit to width" shows it whole.
-Cells take keyboard focus; the arrow keys move the selection.
+The figure is drawn at the zoom where its smallest text is ``WIDE_TEXT_PX`` pixels tall (or
+larger, up to the column or its own size), on a narrow screen where every text is
+``MIN_TEXT_PX`` tall and every cell ``MIN_TAP_PX`` pixels wide and tall. It never shrinks below
+that: a figure wider than the column scrolls sideways in its box, and a "move" control (shown
+only then) steps through it part by part. The selected cell is the figure's one Tab stop; the
+arrow keys move the selection, and the box follows it.
 
 >>> fig = HtmlFigure("demo", title="Two cells", alt="two cells, 0 and 1")
 >>> k = fig.cell(0, 0, 30, 30, fill="#E69F00", text="0", info={"index": 0})
@@ -78,8 +80,9 @@ STYLE = """<style class="lkf-css">
 .lkf-ctl label{font-size:0.85em;cursor:pointer;min-height:28px;display:inline-flex;align-items:center;gap:0.2em}
 .lkf-ctl input[type=range]{min-height:28px}
 .lkf-ctl .lkf-cl{font-size:0.85em;color:#555}
-.lkf-box{max-width:100%;overflow:auto;max-height:80vh;-webkit-overflow-scrolling:touch;touch-action:pan-x pan-y pinch-zoom}
-.lkf svg{display:block;max-width:none;height:auto;user-select:none}
+.lkf-box{max-width:100%;overflow-x:auto;overflow-y:hidden;-webkit-overflow-scrolling:touch;touch-action:pan-x pan-y pinch-zoom}
+.lkf-pan .lkf-panl{font-size:0.85em;color:#555;font-variant-numeric:tabular-nums}
+.lkf svg{display:block;max-width:none;height:auto;user-select:none;overflow:visible}
 .lkf [data-k]{cursor:pointer;outline:none}
 .lkf rect[data-k],.lkf [data-k]>rect{stroke:#444;stroke-width:0.6}
 .lkf .lkf-f rect[data-k],.lkf .lkf-f [data-k]>rect{stroke:#aaa;stroke-width:0.4}
@@ -91,6 +94,12 @@ STYLE = """<style class="lkf-css">
 .lkf-panel{font-size:0.9em;border-left:4px solid #0072B2;background:#f4f8fb;color:#222;padding:0.35em 0.7em;margin-top:0.3em;min-height:2.6em;font-variant-numeric:tabular-nums;overflow-wrap:anywhere}
 .lkf-panel .lkf-l{color:#555;margin-right:0.4em}
 .lkf-panel>div{display:inline-block;margin-right:1.2em}
+.lkfs{margin:0.5em 0 1em 0;max-width:100%;min-width:0}
+.lkfs-box{max-width:100%;overflow-x:auto;overflow-y:hidden;-webkit-overflow-scrolling:touch}
+.lkfs-box:focus-visible{outline:2px solid #0072B2;outline-offset:2px}
+.lkfs svg{display:block;overflow:visible;width:100%;max-width:var(--w);min-width:var(--d);height:auto;font-family:"DejaVu Sans",Verdana,system-ui,sans-serif}
+.lkfs image{image-rendering:pixelated}
+@media (max-width:720px){.lkfs svg{min-width:var(--p)}}
 </style>"""
 
 # The figure code, defined once per page (``window.lkfInit``) and run once per figure id.
@@ -103,7 +112,7 @@ var bin=atob(T),u=new Uint8Array(bin.length);for(var b=0;b<bin.length;b++)u[b]=b
 new Response(new Blob([u]).stream().pipeThrough(new DecompressionStream("gzip"))).text().then(function(s){go(R,P,JSON.parse(s));});
 function go(R,P,D){R.lkfData=D;
 var svg=R.querySelector("svg"),box=R.querySelector(".lkf-box"),NS="http://www.w3.org/2000/svg";
-var S=D.state.slice(),rel=0,pin=D.sel,byK={},marked=[],i,tab=null,fit=false;
+var S=D.state.slice(),rel=0,pin=D.sel,byK={},marked=[],i,tab=null;
 function el(n,a){var e=document.createElementNS(NS,n);for(var q in a)e.setAttribute(q,a[q]);return e;}
 svg.insertAdjacentHTML("beforeend",D.svg);
 var G=svg.querySelectorAll("g[data-r]");
@@ -131,7 +140,7 @@ function mark(k){for(var j=0;j<marked.length;j++)marked[j].classList.remove("lkf
 function meet(a,b){if(b===null)return false;for(var p=0;p<a.length;p++)for(var q=0;q<b.length;q++)if(a[p]===b[q])return true;return false;}
 function focus(k){show(k);mark(k);}
 function first(){for(var j=0;j<D.cells.length;j++)if(isVis(j))return j;return null;}
-function setTab(k){if(tab!==null)tab.removeAttribute("tabindex");tab=null;if(k==null)return;tab=byK[k][0];tab.setAttribute("tabindex","0");}
+function setTab(k){var t=k==null?null:byK[k][0];if(tab!==null&&tab!==t)tab.removeAttribute("tabindex");tab=t;if(t)t.setAttribute("tabindex","0");}
 function apply(){for(var j=0;j<st.length;j++)st[j].classList.toggle("lkf-hide",!ok(st[j].getAttribute("data-s")));
  var b=R.querySelectorAll("button[data-o]");for(j=0;j<b.length;j++)b[j].setAttribute("aria-pressed",S[+b[j].getAttribute("data-c")]==+b[j].getAttribute("data-o")?"true":"false");
  var t=R.querySelectorAll(".lkf-stepl");for(j=0;j<t.length;j++){var c=+t[j].getAttribute("data-c");t[j].textContent=D.ctl[c][S[c]];}
@@ -151,11 +160,17 @@ svg.addEventListener("keydown",function(e){var k=cellOf(e),d=DIR[e.key];if(k===n
  for(var j=0;j<D.cells.length;j++){if(j===k||!isVis(j))continue;var b=D.cells[j],dx=b[0]+b[2]/2-ax,dy=b[1]+b[3]/2-ay,
   along=dx*d[0]+dy*d[1],across=Math.abs(dx*d[1]+dy*d[0]);if(along<=0.5)continue;var sc=along+3*across;if(sc<bs){bs=sc;best=j;}}
  e.preventDefault();if(best!==null){pick(best);tab.focus();}});
-var Z=R.querySelector(".lkf-zoom");
+var PN=R.querySelector(".lkf-pan"),PL=R.querySelector(".lkf-panl");
+function parts(){var cw=box.clientWidth||1,n=Math.max(1,Math.ceil(box.scrollWidth/cw-0.02));
+ var a=Math.round(box.scrollLeft/cw*100)/100,i=Math.min(n,Math.floor(a+0.5)+1);return [i,n];}
+function panShow(){if(!PN)return;var p=parts();PN.style.display=p[1]>1?"":"none";
+ PL.textContent="part "+p[0]+" of "+p[1];
+ var b=PN.querySelectorAll("button");b[0].disabled=box.scrollLeft<=1;b[1].disabled=box.scrollLeft+box.clientWidth>=box.scrollWidth-1;}
 function size(){var W=D.size[0],cw=box.clientWidth||W,f=Math.min(1,cw/W),narrow=window.matchMedia("(max-width: 720px)").matches;
- var z=fit?f:Math.max(narrow?D.size[2]:D.size[1],f);svg.style.width=(W*z)+"px";
- if(Z){Z.setAttribute("aria-pressed",fit?"true":"false");Z.style.display=(!fit&&W*z<=cw+0.5)?"none":"";}}
-if(Z)Z.addEventListener("click",function(){fit=!fit;size();});
+ var z=Math.max(narrow?D.size[2]:D.size[1],f);svg.style.width=(W*z)+"px";panShow();}
+if(PN)PN.addEventListener("click",function(e){var t=e.target.closest("button");if(!t)return;
+ box.scrollBy({left:(+t.getAttribute("data-pan"))*Math.max(40,box.clientWidth*0.85),behavior:"smooth"});});
+box.addEventListener("scroll",panShow);
 window.addEventListener("resize",size);
 R.addEventListener("click",function(e){var t=e.target;if(t.tagName!=="BUTTON"||!t.hasAttribute("data-c"))return;var c=+t.getAttribute("data-c");
  if(t.hasAttribute("data-o"))S[c]=+t.getAttribute("data-o");else{var n=D.ctl[c].length;S[c]=(S[c]+(+t.getAttribute("data-d"))+n)%n;}apply();});
@@ -165,8 +180,12 @@ size();apply();R.setAttribute("data-ready","1");}};"""
 
 # Rendered sizes the figure keeps: text at least this many CSS pixels, and on a narrow
 # screen cells at least this many pixels on a side (a finger's tap target).
-MIN_TEXT_PX = 10.0
+MIN_TEXT_PX = 10.0          # narrow screens (the book's limit there is 9 px)
+WIDE_TEXT_PX = 11.5         # wide screens (the limit there is 11 px)
 MIN_TAP_PX = 24.5
+# No text is drawn smaller than this (figure units are CSS pixels at zoom 1): a figure that fits
+# the column at zoom 1 then needs no zoom, and no sideways scrolling, on a wide screen.
+FONT_FLOOR = WIDE_TEXT_PX
 
 
 class HtmlFigure:
@@ -253,7 +272,7 @@ class HtmlFigure:
         if text is not None and str(text) != "":
             lines = str(text).split("\n")
             fs = font or max(6.0, min(13.0, h / (len(lines) + 0.6), 1.6 * w / max(len(l) for l in lines)))
-            fs = round(float(fs), 2)
+            fs = round(max(float(fs), FONT_FLOOR), 2)
             self._fonts.append(fs)
             draw = (str(text), fs, text_fill or text_color(fill))
         self.cells.append({"info": dict(info), "link": link, "rel": rel, "when": dict(when or {}),
@@ -286,7 +305,8 @@ class HtmlFigure:
              weight: str | None = None, fill: str = "#222", rotate: float | None = None):
         """Add a non-interactive text label."""
         grp = self._group(when)
-        self._fonts.append(float(size))
+        size = max(float(size), FONT_FLOOR)
+        self._fonts.append(size)
         wt = f' font-weight="{weight}"' if weight else ""
         rot = f' transform="rotate({_x(rotate)} {_x(x)} {_x(y)})"' if rotate else ""
         self._items.append((grp, f'<text x="{_x(x)}" y="{_x(y)}" font-size="{_x(size)}" fill="{fill}" '
@@ -401,16 +421,18 @@ class HtmlFigure:
         return self._w + 6, self._h + 6
 
     def scales(self) -> tuple[float, float]:
-        """Smallest zoom at which every text is ``MIN_TEXT_PX`` pixels tall, and at which
-        (also) every cell is ``MIN_TAP_PX`` pixels on a side (the zoom of narrow screens)."""
-        read = MIN_TEXT_PX / min(self._fonts) if self._fonts else 0.0
+        """``(wide, narrow)``: the smallest zoom at which every text is ``WIDE_TEXT_PX`` pixels
+        tall (wide screens), and the one at which every text is ``MIN_TEXT_PX`` tall and every
+        cell ``MIN_TAP_PX`` pixels on a side (narrow screens)."""
+        small = min(self._fonts) if self._fonts else None
+        read = MIN_TEXT_PX / small if small else 0.0
         cell = min((min(c["xy"][2], c["xy"][3]) for c in self.cells), default=MIN_TAP_PX)
-        return _up(read), _up(max(read, MIN_TAP_PX / cell))
+        return _up(WIDE_TEXT_PX / small if small else 0.0), _up(max(read, MIN_TAP_PX / cell))
 
     def _svg_open(self) -> str:
         W, H = self._view()
         return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="-2 -2 {_x(W)} {_x(H)}" '
-                f'width="{_x(W)}" role="img" aria-labelledby="{self.id}-t" '
+                f'width="{_x(W)}" role="img" aria-labelledby="{self.id}-t" tabindex="-1" '
                 f'font-family="system-ui, sans-serif" font-size="10">'
                 f'<title id="{self.id}-t">{escape(self.alt)}</title>')
 
@@ -481,8 +503,10 @@ class HtmlFigure:
                            f'<span class="lkf-stepl" data-c="{c}">{escape(ctl["options"][ctl["default"]])}</span>')
             row.append("</div>")
             out.append("".join(row))
-        out.append('<div class="lkf-ctl"><button type="button" class="lkf-zoom" aria-pressed="false" '
-                   'title="show the whole figure in the column, or zoom back in to read it">fit to width</button></div>')
+        out.append('<div class="lkf-ctl lkf-pan" style="display:none"><span class="lkf-cl">move</span>'
+                   '<button type="button" data-pan="-1" aria-label="show the part to the left">&#9664;</button>'
+                   '<span class="lkf-panl" aria-live="polite"></span>'
+                   '<button type="button" data-pan="1" aria-label="show the part to the right">&#9654;</button></div>')
         if len(self.relations) > 1:
             row = ['<div class="lkf-ctl"><span class="lkf-cl">highlight</span>']
             for r, lab in enumerate(self.relations):

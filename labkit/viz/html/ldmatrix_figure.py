@@ -29,7 +29,7 @@ def ldmatrix_figure(variants=VARIANTS) -> HtmlFigure:
     ctl = fig.control("variant", [v.replace("SM75_", "") for v in variants], default=min(2, len(variants) - 1))
     fig.relation("same source lane")
     fig.relation("same destination lane")
-    cw, ch = 20, 18
+    cw, ch = 22, 18
     for o, name in enumerate(variants):
         atom, route = routing(name)
         when = {ctl: o}
