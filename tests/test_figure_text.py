@@ -246,3 +246,35 @@ def test_nothing_floats_over_a_figure(opened):
         page.wait_for_timeout(60)
         covered.update(page.evaluate(_BACK_TO_TOP))
     assert covered == set()
+
+
+def test_the_keyboard_moves_through_a_figure_wider_than_the_screen(opened):
+    width, page, labels, _, _ = opened
+    wide = page.evaluate("""() => [...document.querySelectorAll('figure.lkf, figure.lkfs')].map((f, i) => {
+        const b = f.querySelector('.lkf-box, .lkfs-box'); return [i, f.classList.contains('lkfs'),
+        b.scrollWidth > b.clientWidth + 1]; }).filter(x => x[2])""")
+    if width == "desktop":
+        assert wide == []                   # on a desktop every figure fits its column
+        return
+    assert {static for _, static, _ in wide} == {True, False}
+    figs = page.locator("figure.lkf, figure.lkfs")
+    for i, static, _ in wide:
+        fig = figs.nth(i)
+        box = fig.locator(".lkfs-box" if static else ".lkf-box")
+        box.evaluate("b => { b.style.scrollBehavior = 'auto'; b.scrollLeft = 0; }")
+        if static:                          # the box is the Tab stop; the arrow keys scroll it
+            box.focus()
+            for _ in range(3):              # (a phone's first key after focusing may only scroll the page)
+                page.keyboard.press("ArrowRight")
+                if box.evaluate("b => b.scrollLeft > 0"):
+                    break
+        else:                               # the move control steps to the next part
+            right = fig.get_by_role("button", name="show the part to the right")
+            page.wait_for_function("r => !r.disabled", arg=right.element_handle(), timeout=5000)
+            assert "part 1 of" in fig.locator(".lkf-pan").inner_text()
+            right.focus()
+            page.keyboard.press("Enter")
+        page.wait_for_function("b => b.scrollLeft > 0", arg=box.element_handle(), timeout=5000)
+        if not static:
+            page.wait_for_function("p => p.textContent.includes('part 2 of')",
+                                   arg=fig.locator(".lkf-pan").element_handle(), timeout=5000)

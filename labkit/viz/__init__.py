@@ -2,8 +2,10 @@
 
 Two kinds of output:
 
-* ``draw_*`` functions return a matplotlib ``Figure`` (sized for the book's page, colours
-  from the Okabe-Ito palette and viridis, alt text in ``fig.alt_text``);
+* ``draw_*`` functions return a matplotlib ``Figure`` (colours from the Okabe-Ito palette and
+  viridis, alt text in ``fig.alt_text``) that a notebook or the book shows as SVG with real text,
+  never narrower than its smallest text needs on a phone or a desktop (``labkit.viz.svg``; a
+  pyplot chart goes through ``page_figure``, speeds through ``draw_bars``);
 * ``labkit.viz.html`` builds self-contained interactive SVG figures that answer clicks
   without a kernel (``*_figure`` functions returning objects with ``_repr_html_``).
 
@@ -15,14 +17,16 @@ Two kinds of output:
 """
 
 from labkit.viz.atoms import draw_banks, draw_mma, draw_swizzle_atom
+from labkit.viz.charts import draw_bars
 from labkit.viz.copies import draw_tiled_copy
 from labkit.viz.fragments import draw_fragments
 from labkit.viz.grid import alt_text
 from labkit.viz.layouts import draw_layout, draw_tiling, draw_tv_layout
 from labkit.viz.mesh import draw_mesh
 from labkit.viz.routing import draw_ldmatrix_routing
+from labkit.viz.svg import page_figure
 from labkit.viz.tmem import draw_tmem
 
 __all__ = ["alt_text", "draw_layout", "draw_tv_layout", "draw_tiling", "draw_mma", "draw_tiled_copy",
            "draw_swizzle_atom", "draw_banks", "draw_tmem", "draw_mesh", "draw_fragments",
-           "draw_ldmatrix_routing"]
+           "draw_ldmatrix_routing", "draw_bars", "page_figure"]
