@@ -3,21 +3,25 @@
 Warp ``w`` fills its shared array with ``init[w]`` (so bytes stmatrix must not touch are
 checked too), issues one ``stmatrix`` whose lane ``l`` gives the row offset ``off[w, l]``
 (elements, a multiple of 8) and the registers ``regs[w, l, :]``, and copies the array out.
-The kernel is generated as Python source, so the same text runs on a GPU (sm_90 or newer)
-and under the CUDA simulator; the launch goes through :func:`labkit.cuda.jit`, which refuses an
-older GPU with :class:`labkit.errors.InstructionError`.
+The kernel is a plain ``@cuda.jit`` function closing over the registry entry's bound intrinsic
+and its register count, so it runs on a GPU (sm_90 or newer) and under the CUDA simulator; the
+launch goes through :func:`labkit.cuda.jit`, which refuses an older GPU with
+:class:`labkit.errors.InstructionError`.
 
 >>> from labkit.cuda.kernels import stmatrix_trace
->>> print(stmatrix_trace.stmatrix_kernel_source("x2.trans", 512).splitlines()[-4])
-    ptx.stmatrix_x2_trans(ptx.smem_addr(smem, off[w, lane]), regs[w, lane, 0], regs[w, lane, 1])
+>>> print(stmatrix_trace.stmatrix_kernel_source("x2.trans", 512).splitlines()[0])
+# st = ptx.stmatrix_x2_trans
 """
 
 from __future__ import annotations
 
 import numpy as np
+from numba import cuda, uint16, uint32
 
+from labkit.atoms import instructions
 from labkit.cuda import ptx
-from labkit.cuda.kernels.trace_kernels import _build, _launch, _shared_decl, parse_variant
+from labkit.cuda.kernels.trace_kernels import ALIGN, MAX_REGS, _KERNELS, _kernel_source, _launch, parse_variant
+from labkit.cuda.launch import jit
 from labkit.errors import DeviceError
 
 __all__ = ["stmatrix_kernel_source", "run_stmatrix"]
@@ -29,26 +33,45 @@ def _st_name(num, trans):
     return f"stmatrix_x{num}" + ("_trans" if trans else "")
 
 
-def stmatrix_kernel_source(variant: str, region: int) -> str:
+def _stmatrix_kernel(variant: str, region: int):
     """Kernel: warp ``w`` fills ``region`` 16-bit values of shared memory with ``init[w]``, issues
-    one stmatrix ``variant`` (``"x4"``, ``"x2.trans"``, ...) and copies the memory to ``out[w]``."""
+    one stmatrix ``variant`` and copies the memory to ``out[w]``."""
+    key = ("st", variant, region, ptx.SIMULATED)
+    if key in _KERNELS:
+        return _KERNELS[key]
     num, trans = parse_variant(variant)
-    regs = ", ".join(f"regs[w, lane, {i}]" for i in range(num))
-    return "\n".join([
-        "def stmatrix_kernel(init, off, regs, out, bad):",
-        _shared_decl("smem", region),
-        "    w = cuda.blockIdx.x",
-        "    lane = cuda.threadIdx.x",
-        f"    for i in range(lane, {region}, 32):",
-        "        smem[i] = init[w, i]",
-        "    if ptx.smem_addr(smem, 0) % 16 != 0:",
-        "        bad[0] = 1",
-        "    cuda.syncthreads()",
-        f"    ptx.{_st_name(num, trans)}(ptx.smem_addr(smem, off[w, lane]), {regs})",
-        "    cuda.syncthreads()",
-        f"    for i in range(lane, {region}, 32):",
-        "        out[w, i] = smem[i]",
-    ]) + "\n"
+    entry = instructions.instruction(_st_name(num, trans), "stmatrix")
+    st = getattr(ptx, entry.name)                       # the registry entry's intrinsic
+    num = entry.num                                     # its register count
+
+    def stmatrix_kernel(init, off, regs, out, bad):
+        smem = cuda.shared.array(region, uint16, alignment=ALIGN)
+        w = cuda.blockIdx.x
+        lane = cuda.threadIdx.x
+        for i in range(lane, region, 32):
+            smem[i] = init[w, i]
+        if ptx.smem_addr(smem, 0) % 16 != 0:
+            bad[0] = 1
+        rr = cuda.local.array(MAX_REGS, uint32)
+        for i in range(num):
+            rr[i] = regs[w, lane, i]
+        cuda.syncthreads()
+        st(ptx.smem_addr(smem, off[w, lane]), *(rr[0], rr[1], rr[2], rr[3])[:num])
+        cuda.syncthreads()
+        for i in range(lane, region, 32):
+            out[w, i] = smem[i]
+
+    kernel = jit(stmatrix_kernel)
+    kernel.source = _kernel_source(kernel, st=f"ptx.{entry.name}", num=num, region=region)
+    _KERNELS[key] = kernel
+    return kernel
+
+
+def stmatrix_kernel_source(variant: str, region: int) -> str:
+    """Python source of the kernel in which warp ``w`` fills ``region`` 16-bit values of shared
+    memory with ``init[w]``, issues one stmatrix ``variant`` (``"x4"``, ``"x2.trans"``, ...) and
+    copies the memory to ``out[w]``, headed by the constants it closes over."""
+    return _stmatrix_kernel(variant, region).source
 
 
 def run_stmatrix(variant: str, init, offsets, regs) -> dict:
@@ -68,8 +91,8 @@ def run_stmatrix(variant: str, init, offsets, regs) -> dict:
         raise DeviceError("run_stmatrix: every offset must be a multiple of 8 elements (16 bytes) inside the region")
     if r.shape != (W, WARP, num) or r.dtype != np.uint32:
         raise DeviceError(f"run_stmatrix: regs must be uint32 of shape {(W, WARP, num)}; got {r.dtype} {r.shape}")
-    source = stmatrix_kernel_source(variant, img.shape[1])
-    kernel = _build(("st", variant, img.shape[1], ptx.SIMULATED), source, "stmatrix_kernel")
+    kernel = _stmatrix_kernel(variant, int(img.shape[1]))
+    source = kernel.source
     kernel.check()
     out = np.zeros_like(img)
     bad = np.zeros(1, np.int32)

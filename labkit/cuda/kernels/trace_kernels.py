@@ -19,9 +19,10 @@ of matrix ``L // 8``, and register ``i`` receives matrix ``i``) and, per MMA ent
 of 16-bit units each A/B register holds (``MmaInstruction.ldmatrix_blocks``, from CuTe's TV
 layout). Operands are staged as 16-bit units, so one plan covers f16/bf16, tf32 and s8.
 
-The kernels are generated as Python source (``kernel_source``), so the same text runs
-on a GPU and under the CUDA simulator; every launch goes through :func:`labkit.cuda.jit`
-and checks the device's SM first. Shared arrays are declared 128-byte aligned on a GPU
+The kernels are plain ``@cuda.jit`` functions (no generated source): factories close over the
+registry entry's bound intrinsic (``getattr(ptx, entry.name)``) and its register counts, so the
+same function runs on a GPU and under the CUDA simulator; every launch goes through
+:func:`labkit.cuda.jit` and checks the device's SM first. Shared arrays are declared 128-byte aligned on a GPU
 (ldmatrix rows and cp.async destinations must be 16-byte aligned).
 
 >>> from labkit.cuda.kernels import trace_kernels
@@ -42,6 +43,7 @@ import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
+from numba import cuda, float32, int32, uint16, uint32
 
 from labkit.atoms import elements, instructions
 from labkit.cuda import ptx
@@ -200,47 +202,116 @@ def mma_plan(instruction: str, variant: str | None = None, b_variant: str | None
     )
 
 
-def _shared_decl(name, count):
-    align = "" if ptx.SIMULATED else ", alignment=128"
-    return f"    {name} = cuda.shared.array({count}, numba.uint16{align})"
+# ---------------------------------------------------------------------------------------------
+# kernels: plain ``@cuda.jit`` functions, made by factories that close over the registry entry's
+# bound intrinsic (``getattr(ptx, entry.name)``) and integer constants (register counts, sizes)
 
 
-def _load_lines(dst_prefix, first_reg, num, trans, base, offsets_name, load):
-    regs = [f"{dst_prefix}{first_reg + i}" for i in range(num)]
-    lhs = regs[0] if num == 1 else ", ".join(regs)
-    return f"    {lhs} = ptx.{_ld_name(num, trans)}(ptx.smem_addr(smem, {base}{offsets_name}[{load}, lane]))"
+ALIGN = None if ptx.SIMULATED else 128
+"""Alignment of the shared arrays: 128 bytes on a GPU, none under the simulator (it rejects one)."""
+MAX_REGS = 4
+"""Registers per operand a trace kernel holds (kernels keep them in 4-entry local arrays)."""
+
+# A kernel is one function: numba-cuda compiles a called device function for the current GPU,
+# so a kernel that calls one could not be compiled to PTX on a machine without a GPU. The
+# register tuples an instruction takes are therefore made inside the kernel from 4-entry local
+# arrays with a constant slice (``(r[0], r[1], r[2], r[3])[:n]``), and the branch on a
+# constant (``if num == 1``, ldmatrix .x1 returns one register, not a tuple) is pruned by numba
+# before typing. Loops over constant ranges are unrolled by the compiler: one instruction per load.
+
+
+def _ldmatrix(variant):
+    """The registry's ldmatrix entry for ``variant`` and its bound intrinsic."""
+    num, trans = parse_variant(variant)
+    entry = instructions.instruction(_ld_name(num, trans), "ldmatrix")
+    return entry, getattr(ptx, entry.name)
+
+
+def _check_regs(entry, counts):
+    for op, n in counts.items():
+        if not 1 <= n <= MAX_REGS:
+            raise DeviceError(f"{entry.ptx}: {op} has {n} registers per lane; trace kernels hold 1..{MAX_REGS}")
+
+
+def _kernel_source(kernel, **constants) -> str:
+    """The Python source of a trace kernel and the constants it closes over (for display)."""
+    import inspect
+
+    head = "".join(f"# {name} = {value}\n" for name, value in constants.items())
+    try:
+        return head + inspect.getsource(kernel.py_func)
+    except (OSError, TypeError):                # no source file (e.g. a frozen install)
+        return head + f"# source of {kernel.__name__} is not available\n"
+
+
+def _mma_kernel(plan: MmaPlan):
+    """The kernel that runs ``plan`` (one warp per block), built once per instruction and variants."""
+    key = ("mma", plan.instruction, plan.a_variant, plan.b_variant, ptx.SIMULATED)
+    if key in _KERNELS:
+        return _KERNELS[key]
+    entry = plan.entry
+    mma = getattr(ptx, entry.name)                               # the registry entry's intrinsic
+    na, nb, nc = entry.registers("A"), entry.registers("B"), entry.registers("C")
+    _check_regs(entry, {"A": na, "B": nb, "C": nc})
+    creg = {"f32": float32, "s32": int32, "u32": uint32}[elements.register_kind(entry.acc_type)]
+    a_entry, ld_a = _ldmatrix(plan.a_variant)
+    b_entry, ld_b = _ldmatrix(plan.b_variant)
+    a_num, b_num = a_entry.num, b_entry.num
+    a_loads, b_loads = na // a_num, nb // b_num
+    sa, sb = plan.m * plan.k16, plan.n * plan.k16
+    size = sa + sb
+
+    def trace_mma_kernel(sa_img, sb_img, a_off, b_off, c_in, out_a, out_b, out_d, bad):
+        smem = cuda.shared.array(size, uint16, alignment=ALIGN)
+        w = cuda.blockIdx.x
+        lane = cuda.threadIdx.x
+        for i in range(lane, sa, 32):
+            smem[i] = sa_img[w, i]
+        for i in range(lane, sb, 32):
+            smem[sa + i] = sb_img[w, i]
+        if ptx.smem_addr(smem, 0) % 16 != 0:
+            bad[0] = 1
+        cuda.syncthreads()
+        ra = cuda.local.array(MAX_REGS, uint32)
+        rb = cuda.local.array(MAX_REGS, uint32)
+        rc = cuda.local.array(MAX_REGS, creg)
+        for load in range(a_loads):                              # ldmatrix A
+            if a_num == 1:
+                xa = (ld_a(ptx.smem_addr(smem, a_off[load, lane])),)
+            else:
+                xa = ld_a(ptx.smem_addr(smem, a_off[load, lane]))
+            for j in range(a_num):
+                ra[a_num * load + j] = xa[j]
+        for load in range(b_loads):                              # ldmatrix B
+            if b_num == 1:
+                xb = (ld_b(ptx.smem_addr(smem, sa + b_off[load, lane])),)
+            else:
+                xb = ld_b(ptx.smem_addr(smem, sa + b_off[load, lane]))
+            for j in range(b_num):
+                rb[b_num * load + j] = xb[j]
+        for i in range(nc):
+            rc[i] = c_in[w, lane, i]
+        d = mma(*((ra[0], ra[1], ra[2], ra[3])[:na] + (rb[0], rb[1], rb[2], rb[3])[:nb]
+                  + (rc[0], rc[1], rc[2], rc[3])[:nc]))
+        for i in range(na):
+            out_a[w, lane, i] = ra[i]
+        for i in range(nb):
+            out_b[w, lane, i] = rb[i]
+        for i in range(nc):
+            out_d[w, lane, i] = d[i]
+
+    kernel = jit(trace_mma_kernel)
+    kernel.source = _kernel_source(kernel, mma=f"ptx.{entry.name}", ld_a=f"ptx.{a_entry.name}", ld_b=f"ptx.{b_entry.name}",
+                                   na=na, nb=nb, nc=nc, a_num=a_num, b_num=b_num, a_loads=a_loads,
+                                   b_loads=b_loads, sa=sa, sb=sb, size=size)
+    _KERNELS[key] = kernel
+    return kernel
 
 
 def mma_kernel_source(plan: MmaPlan) -> str:
-    """Python source of the kernel that runs ``plan`` (one warp per block)."""
-    na, nb, nc = plan.a_regs, plan.b_regs, plan.c_regs
-    a_num, a_trans = parse_variant(plan.a_variant)
-    b_num, b_trans = parse_variant(plan.b_variant)
-    sa, sb = plan.m * plan.k16, plan.n * plan.k16
-    lines = [
-        "def trace_mma_kernel(sa_img, sb_img, a_off, b_off, c_in, out_a, out_b, out_d, bad):",
-        _shared_decl("smem", sa + sb),
-        "    w = cuda.blockIdx.x",
-        "    lane = cuda.threadIdx.x",
-        f"    for i in range(lane, {sa}, 32):",
-        "        smem[i] = sa_img[w, i]",
-        f"    for i in range(lane, {sb}, 32):",
-        f"        smem[{sa} + i] = sb_img[w, i]",
-        "    if ptx.smem_addr(smem, 0) % 16 != 0:",
-        "        bad[0] = 1",
-        "    cuda.syncthreads()",
-    ]
-    for load in range(na // a_num):
-        lines.append(_load_lines("a", a_num * load, a_num, a_trans, "", "a_off", load))
-    for load in range(nb // b_num):
-        lines.append(_load_lines("b", b_num * load, b_num, b_trans, f"{sa} + ", "b_off", load))
-    args = [f"a{i}" for i in range(na)] + [f"b{i}" for i in range(nb)] + [f"c_in[w, lane, {i}]" for i in range(nc)]
-    outs = ", ".join(f"d{i}" for i in range(nc))
-    lines.append(f"    {outs} = ptx.{plan.instruction}({', '.join(args)})")
-    lines += [f"    out_a[w, lane, {i}] = a{i}" for i in range(na)]
-    lines += [f"    out_b[w, lane, {i}] = b{i}" for i in range(nb)]
-    lines += [f"    out_d[w, lane, {i}] = d{i}" for i in range(nc)]
-    return "\n".join(lines) + "\n"
+    """Python source of the kernel that runs ``plan`` (one warp per block), headed by the
+    constants it closes over."""
+    return _mma_kernel(plan).source
 
 
 _KERNELS: dict = {}
@@ -251,20 +322,6 @@ def _launch(kernel, grid, block, *args):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", module=r"numba")
         kernel[grid, block](*args)
-
-
-def _build(key, source, name):
-    if key not in _KERNELS:
-        import numba
-        from numba import cuda
-
-        scope = {"cuda": cuda, "numba": numba, "ptx": ptx}
-        code = compile(source, f"<labkit trace kernel {key}>", "exec")
-        exec(code, scope)
-        kernel = jit(scope[name])
-        kernel.source = source
-        _KERNELS[key] = kernel
-    return _KERNELS[key]
 
 
 def run_mma(plan: MmaPlan, a_bits, b_bits, c_regs) -> dict:
@@ -290,9 +347,8 @@ def run_mma(plan: MmaPlan, a_bits, b_bits, c_regs) -> dict:
             raise DeviceError(f"run_mma: {name} must have shape {shape} with W >= 1 warps; got {arr.shape}")
         if arr.dtype != dtype:
             raise DeviceError(f"run_mma: {name} must be {np.dtype(dtype).name} bits of {plan.ab_type if name != 'c_regs' else 'C'}; got {arr.dtype}")
-    source = mma_kernel_source(plan)
-    key = ("mma", plan.instruction, plan.a_variant, plan.b_variant, ptx.SIMULATED)
-    kernel = _build(key, source, "trace_mma_kernel")
+    kernel = _mma_kernel(plan)
+    source = kernel.source
     kernel.check()
     kind = elements.register_kind(plan.acc_type)     # how the kernel holds C/D: f32, s32 or u32
     reg_dtype = {"f32": np.float32, "s32": np.int32, "u32": np.uint32}[kind]
@@ -312,25 +368,41 @@ def run_mma(plan: MmaPlan, a_bits, b_bits, c_regs) -> dict:
 # one ldmatrix on many warps (for verification)
 
 
-def ldmatrix_kernel_source(variant: str, region: int) -> str:
+def _ldmatrix_kernel(variant: str, region: int):
     """Kernel: warp ``w`` copies ``img[w]`` (``region`` 16-bit values) to shared memory and
     issues one ldmatrix with per-lane element offsets ``off[w, lane]``."""
-    num, trans = parse_variant(variant)
-    regs = ", ".join(f"r{i}" for i in range(num)) if num > 1 else "r0"
-    lines = [
-        "def ldmatrix_kernel(img, off, out, bad):",
-        _shared_decl("smem", region),
-        "    w = cuda.blockIdx.x",
-        "    lane = cuda.threadIdx.x",
-        f"    for i in range(lane, {region}, 32):",
-        "        smem[i] = img[w, i]",
-        "    if ptx.smem_addr(smem, 0) % 16 != 0:",
-        "        bad[0] = 1",
-        "    cuda.syncthreads()",
-        f"    {regs} = ptx.{_ld_name(num, trans)}(ptx.smem_addr(smem, off[w, lane]))",
-    ]
-    lines += [f"    out[w, lane, {i}] = r{i}" for i in range(num)]
-    return "\n".join(lines) + "\n"
+    key = ("ld", variant, region, ptx.SIMULATED)
+    if key in _KERNELS:
+        return _KERNELS[key]
+    entry, ld = _ldmatrix(variant)
+    num = entry.num
+
+    def ldmatrix_kernel(img, off, out, bad):
+        smem = cuda.shared.array(region, uint16, alignment=ALIGN)
+        w = cuda.blockIdx.x
+        lane = cuda.threadIdx.x
+        for i in range(lane, region, 32):
+            smem[i] = img[w, i]
+        if ptx.smem_addr(smem, 0) % 16 != 0:
+            bad[0] = 1
+        cuda.syncthreads()
+        if num == 1:
+            r = (ld(ptx.smem_addr(smem, off[w, lane])),)
+        else:
+            r = ld(ptx.smem_addr(smem, off[w, lane]))
+        for i in range(num):
+            out[w, lane, i] = r[i]
+
+    kernel = jit(ldmatrix_kernel)
+    kernel.source = _kernel_source(kernel, ld=f"ptx.{entry.name}", num=num, region=region)
+    _KERNELS[key] = kernel
+    return kernel
+
+
+def ldmatrix_kernel_source(variant: str, region: int) -> str:
+    """Python source of the kernel in which warp ``w`` copies ``img[w]`` (``region`` 16-bit values)
+    to shared memory and issues one ldmatrix with per-lane element offsets ``off[w, lane]``."""
+    return _ldmatrix_kernel(variant, region).source
 
 
 def run_ldmatrix(variant: str, images, offsets) -> dict:
@@ -345,8 +417,8 @@ def run_ldmatrix(variant: str, images, offsets) -> dict:
         raise DeviceError(f"run_ldmatrix: offsets must be integers of shape {(img.shape[0], WARP)}; got {off.shape}")
     if (off % 8).any() or (off < 0).any() or (off + 8 > img.shape[1]).any():
         raise DeviceError("run_ldmatrix: every offset must be a multiple of 8 elements (16 bytes) inside the region")
-    source = ldmatrix_kernel_source(variant, img.shape[1])
-    kernel = _build(("ld", variant, img.shape[1], ptx.SIMULATED), source, "ldmatrix_kernel")
+    kernel = _ldmatrix_kernel(variant, int(img.shape[1]))
+    source = kernel.source
     kernel.check()
     out = np.zeros((img.shape[0], WARP, num), np.uint32)
     bad = np.zeros(1, np.int32)
@@ -443,57 +515,73 @@ def cta_plan() -> CtaPlan:
     )
 
 
+def _cta_kernel(k_blocks: int = 4):
+    """The sgemm_sm80 CTA trace kernel (128 threads, one k-tile, ``k_blocks`` k-blocks)."""
+    key = ("cta", k_blocks, ptx.SIMULATED)
+    if key in _KERNELS:
+        return _KERNELS[key]
+    ld = getattr(ptx, instructions.instruction("ldmatrix_x4", "ldmatrix").name)
+    mma = getattr(ptx, instructions.instruction("mma_m16n8k16_f16f16f16f16", "mma").name)
+    n = 128 * 64
+    size = 2 * n
+
+    def trace_cta_kernel(ga, gb, cp_src, cp_dst, a_off, b_off, out_a, out_b, out_d, bad):
+        smem = cuda.shared.array(size, uint16, alignment=ALIGN)
+        tid = cuda.threadIdx.x
+        warp = tid // 32
+        lane = tid % 32
+        if ptx.smem_addr(smem, 0) % 16 != 0:
+            bad[0] = 1
+        for r in range(8):
+            ptx.cp_async_16(ptx.smem_addr(smem, cp_dst[tid, r]), ga, cp_src[tid, r])
+            ptx.cp_async_16(ptx.smem_addr(smem, n + cp_dst[tid, r]), gb, cp_src[tid, r])
+        ptx.cp_async_commit_group()
+        ptx.cp_async_wait_group(0)
+        cuda.syncthreads()
+        fa = cuda.local.array((4, 4), uint32)
+        fb = cuda.local.array((4, 4), uint32)
+        acc = cuda.local.array((4, 8, 2), uint32)
+        for i in range(4):
+            for j in range(8):
+                acc[i, j, 0] = 0
+                acc[i, j, 1] = 0
+        for kb in range(k_blocks):
+            for i in range(4):
+                x0, x1, x2, x3 = ld(ptx.smem_addr(smem, a_off[kb, warp, i, lane]))
+                fa[i, 0] = x0
+                fa[i, 1] = x1
+                fa[i, 2] = x2
+                fa[i, 3] = x3
+                y0, y1, y2, y3 = ld(ptx.smem_addr(smem, n + b_off[kb, warp, i, lane]))
+                fb[i, 0] = y0
+                fb[i, 1] = y1
+                fb[i, 2] = y2
+                fb[i, 3] = y3
+            for i in range(4):
+                for j in range(8):
+                    d0, d1 = mma(fa[i, 0], fa[i, 1], fa[i, 2], fa[i, 3],
+                                 fb[j // 2, 2 * (j % 2)], fb[j // 2, 2 * (j % 2) + 1],
+                                 acc[i, j, 0], acc[i, j, 1])
+                    acc[i, j, 0] = d0
+                    acc[i, j, 1] = d1
+            for i in range(4):
+                for r in range(4):
+                    out_a[kb, warp, i, lane, r] = fa[i, r]
+                    out_b[kb, warp, i, lane, r] = fb[i, r]
+                for j in range(8):
+                    out_d[kb, warp, i, j, lane, 0] = acc[i, j, 0]
+                    out_d[kb, warp, i, j, lane, 1] = acc[i, j, 1]
+
+    kernel = jit(trace_cta_kernel)
+    kernel.source = _kernel_source(kernel, ld="ptx.ldmatrix_x4", mma="ptx.mma_m16n8k16_f16f16f16f16",
+                                   k_blocks=k_blocks, n=n, size=size)
+    _KERNELS[key] = kernel
+    return kernel
+
+
 def cta_kernel_source(k_blocks: int = 4) -> str:
     """Python source of the sgemm_sm80 CTA trace kernel (128 threads, one k-tile)."""
-    n = 128 * 64
-    return "\n".join([
-        "def trace_cta_kernel(ga, gb, cp_src, cp_dst, a_off, b_off, out_a, out_b, out_d, bad):",
-        _shared_decl("smem", 2 * n),
-        "    tid = cuda.threadIdx.x",
-        "    warp = tid // 32",
-        "    lane = tid % 32",
-        "    if ptx.smem_addr(smem, 0) % 16 != 0:",
-        "        bad[0] = 1",
-        "    for r in range(8):",
-        "        ptx.cp_async_16(ptx.smem_addr(smem, cp_dst[tid, r]), ga, cp_src[tid, r])",
-        f"        ptx.cp_async_16(ptx.smem_addr(smem, {n} + cp_dst[tid, r]), gb, cp_src[tid, r])",
-        "    ptx.cp_async_commit_group()",
-        "    ptx.cp_async_wait_group(0)",
-        "    cuda.syncthreads()",
-        "    fa = cuda.local.array((4, 4), numba.uint32)",
-        "    fb = cuda.local.array((4, 4), numba.uint32)",
-        "    acc = cuda.local.array((4, 8, 2), numba.uint32)",
-        "    for i in range(4):",
-        "        for j in range(8):",
-        "            acc[i, j, 0] = 0",
-        "            acc[i, j, 1] = 0",
-        f"    for kb in range({k_blocks}):",
-        "        for i in range(4):",
-        "            x0, x1, x2, x3 = ptx.ldmatrix_x4(ptx.smem_addr(smem, a_off[kb, warp, i, lane]))",
-        "            fa[i, 0] = x0",
-        "            fa[i, 1] = x1",
-        "            fa[i, 2] = x2",
-        "            fa[i, 3] = x3",
-        f"            y0, y1, y2, y3 = ptx.ldmatrix_x4(ptx.smem_addr(smem, {n} + b_off[kb, warp, i, lane]))",
-        "            fb[i, 0] = y0",
-        "            fb[i, 1] = y1",
-        "            fb[i, 2] = y2",
-        "            fb[i, 3] = y3",
-        "        for i in range(4):",
-        "            for j in range(8):",
-        "                d0, d1 = ptx.mma_m16n8k16_f16f16f16f16(fa[i, 0], fa[i, 1], fa[i, 2], fa[i, 3],",
-        "                                                       fb[j // 2, 2 * (j % 2)], fb[j // 2, 2 * (j % 2) + 1],",
-        "                                                       acc[i, j, 0], acc[i, j, 1])",
-        "                acc[i, j, 0] = d0",
-        "                acc[i, j, 1] = d1",
-        "        for i in range(4):",
-        "            for r in range(4):",
-        "                out_a[kb, warp, i, lane, r] = fa[i, r]",
-        "                out_b[kb, warp, i, lane, r] = fb[i, r]",
-        "            for j in range(8):",
-        "                out_d[kb, warp, i, j, lane, 0] = acc[i, j, 0]",
-        "                out_d[kb, warp, i, j, lane, 1] = acc[i, j, 1]",
-    ]) + "\n"
+    return _cta_kernel(k_blocks).source
 
 
 def run_cta(plan: CtaPlan, a_bits, b_bits, k_blocks: int | None = None) -> dict:
@@ -510,8 +598,8 @@ def run_cta(plan: CtaPlan, a_bits, b_bits, k_blocks: int | None = None) -> dict:
         x = np.asarray(x)
         if x.shape != (plan.bm, plan.bk) or x.dtype != np.uint16:
             raise DeviceError(f"run_cta: {name} must be uint16 f16 bits of shape {(plan.bm, plan.bk)}; got {x.dtype} {x.shape}")
-    source = cta_kernel_source(kbs)
-    kernel = _build(("cta", kbs, ptx.SIMULATED), source, "trace_cta_kernel")
+    kernel = _cta_kernel(kbs)
+    source = kernel.source
     kernel.check()
     ga = _aligned_copy(np.asarray(a_bits).reshape(-1))
     gb = _aligned_copy(np.asarray(b_bits).reshape(-1))
