@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labkit.errors import LayoutError
+from labkit.errors import LabkitError, LayoutError
 from labkit.layout import ComposedLayout, Layout, flatten, product
 
 __all__ = ["flat", "offset_table", "tv_table", "grid_shape", "text_table"]
@@ -110,6 +110,10 @@ def text_table(rows, header=(), align: str | None = None, sep: str = "  ") -> st
     smem     64    32.0
     >>> print(text_table([["a", "b"]], align="><"))
     a  b
+    >>> text_table([[1, 2], [3]])
+    Traceback (most recent call last):
+    ...
+    labkit.errors.LabkitError: rows: every row (and header row) must have 2 cells, as the first
     """
     rows, header = [list(r) for r in rows], list(header)
     if header and not isinstance(header[0], (list, tuple)):
@@ -120,12 +124,12 @@ def text_table(rows, header=(), align: str | None = None, sep: str = "  ") -> st
         return ""
     n = len(lines[0])
     if any(len(r) != n for r in lines):
-        raise ValueError(f"rows: every row (and header row) must have {n} cells, as the first")
+        raise LabkitError(f"rows: every row (and header row) must have {n} cells, as the first")
     if align is None:
         first = list(rows[0]) if len(rows) else [""] * n
         align = "".join("<" if isinstance(c, str) else ">" for c in first)
     if len(align) != n or set(align) - set("<>"):
-        raise ValueError(f"align: {align!r} must be one '<' or '>' per column ({n})")
+        raise LabkitError(f"align: {align!r} must be one '<' or '>' per column ({n})")
     widths = [max(len(r[i]) for r in lines) for i in range(n)]
     return "\n".join(sep.join(format(c, f"{a}{w}") for c, a, w in zip(r, align, widths)).rstrip()
                      for r in lines)
