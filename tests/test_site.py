@@ -160,10 +160,6 @@ def test_glue_and_myst_nb_live_in_removed_cells():
 # labkit.lab.measurements), never by a page's own f-string widths, ljust/rjust, or % 32.
 TABLE_FORMAT = re.compile(r"\{[^{}]*:[<>^]?\d+(?:\.\d+)?[a-zA-Z]?\}|\{[^{}]*:[<>^]\{|\.ljust\(|\.rjust\(|\.center\(")
 BANK_ARITHMETIC = re.compile(r"%\s*32\b|//\s*\d+\)?\s*%\s*\d+|\bbank\s*=\s*\(")
-# Pages whose cells still format tables or compute banks themselves (each its lines today); a page
-# leaves this list when it is thin (the test then says so), and no page gains such lines.
-NOT_YET_THIN = {"book/05_swizzle": 18, "book/06a_one_warp_mma": 7, "book/06c_gemm_ladder": 16,
-                "book/06d_gemm_tma": 1}
 
 
 def fat_lines(page: str) -> list[str]:
@@ -182,8 +178,5 @@ def test_the_thin_cell_rule_sees_table_formatting_and_bank_arithmetic(tmp_path):
 
 @pytest.mark.parametrize("page", CHAPTERS + ["book/intro", "book/gallery", "book/measurements"])
 def test_book_cells_stay_thin(page):
-    lines = fat_lines(page)
-    # a page is thin, or one of the few not yet converted, with no more such lines than today
-    assert len(lines) <= NOT_YET_THIN.get(page, 0), lines
-    if page in NOT_YET_THIN:
-        assert lines, f"{page} is thin now: take it off NOT_YET_THIN"
+    # tables are printed and banks computed by labkit (labkit.viz.text_table, labkit.banks), not by the page
+    assert fat_lines(page) == []

@@ -25,7 +25,7 @@ supplies one row address, so each matrix is one 8-lane phase of 16-byte reads.
 """
 
 from labkit.banks.bank_model import (ACCESS_BYTES, BANK_BYTES, NUM_BANKS, WARP_SIZE, BankConflicts,  # noqa: F401
-                                     bank_conflicts, bank_of, lanes_per_phase)
+                                     bank_conflicts, bank_of, lanes_per_phase, slot_of)
 from labkit.banks.batch_conflicts import BatchConflicts, bank_conflicts_batch
 from labkit.banks.layout_access import access_addresses, access_conflicts
 from labkit.banks.ldmatrix_conflicts import (ldmatrix_conflicts, ldmatrix_phases, ldmatrix_rows,
@@ -34,6 +34,7 @@ from labkit.layout.offsets import layout_offsets
 
 __all__ = [
     "bank_of",
+    "slot_of",
     "lanes_per_phase",
     "BankConflicts",
     "BatchConflicts",

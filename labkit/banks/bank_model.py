@@ -15,7 +15,7 @@ import numpy as np
 
 from labkit.errors import LayoutError
 
-__all__ = ["WARP_SIZE", "NUM_BANKS", "BANK_BYTES", "ACCESS_BYTES", "bank_of", "lanes_per_phase",
+__all__ = ["WARP_SIZE", "NUM_BANKS", "BANK_BYTES", "ACCESS_BYTES", "bank_of", "slot_of", "lanes_per_phase",
            "BankConflicts", "bank_conflicts"]
 
 WARP_SIZE = 32
@@ -143,6 +143,23 @@ def bank_of(address: Any, num_banks: int = NUM_BANKS, bank_bytes: int = BANK_BYT
     if a < 0:
         raise LayoutError(f"address must be >= 0; got {a}")
     return (a // bb) % nb
+
+
+def slot_of(address: Any, access_bytes: int = 16, num_banks: int = NUM_BANKS, bank_bytes: int = BANK_BYTES) -> Any:
+    """Which aligned ``access_bytes``-wide slot of a bank row (``num_banks * bank_bytes`` bytes)
+    holds byte ``address``: its bank, ``access_bytes // bank_bytes`` banks to a slot. A phase of
+    16-byte accesses (8 lanes) is one wavefront when its 8 addresses fill the 8 slots once each.
+
+    Works on ints and on numpy arrays.
+
+    >>> slot_of(0), slot_of(16), slot_of(31), slot_of(128 + 48)
+    (0, 1, 1, 3)
+    >>> slot_of(12, access_bytes=8)
+    1
+    """
+    ab = _check_access_bytes(access_bytes)
+    nb, bb = _check_geometry(num_banks, bank_bytes)
+    return bank_of(address, nb, bb) // max(1, ab // bb)
 
 
 def lanes_per_phase(access_bytes: int, num_banks: int = NUM_BANKS, bank_bytes: int = BANK_BYTES) -> int:

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from labkit.errors import LayoutError
+from labkit.errors import LabkitError, LayoutError
 from labkit.layout import ComposedLayout, Layout, flatten, product
 
-__all__ = ["flat", "offset_table", "tv_table", "grid_shape"]
+__all__ = ["flat", "offset_table", "tv_table", "grid_shape", "text_table"]
 
 
 def flat(t) -> tuple:
@@ -96,3 +96,40 @@ def tv_table(tv_layout, tile_shape) -> tuple[np.ndarray, np.ndarray, np.ndarray]
             count[q] += 1
     f = lambda a: a.reshape(N, M).T  # column-major index -> (m, n)
     return f(thr), f(val), f(count)
+
+
+def text_table(rows, header=(), align: str | None = None, sep: str = "  ") -> str:
+    """``rows`` (a sequence of equal-length rows) as aligned text, one line per row, no trailing
+    blanks. ``header`` is one row of column titles or a list of such rows; ``align`` has one
+    character per column, ``<`` (left) or ``>`` (right); by default text is left-aligned, numbers
+    and lists right-aligned. Floats print as given: format them first (``f"{x:.1f}"``).
+
+    >>> print(text_table([["naive", 1, 0.5], ["smem", 64, 32.0]], header=["step", "tile", "flop/B"]))
+    step   tile  flop/B
+    naive     1     0.5
+    smem     64    32.0
+    >>> print(text_table([["a", "b"]], align="><"))
+    a  b
+    >>> text_table([[1, 2], [3]])
+    Traceback (most recent call last):
+    ...
+    labkit.errors.LabkitError: rows: every row (and header row) must have 2 cells, as the first
+    """
+    rows, header = [list(r) for r in rows], list(header)
+    if header and not isinstance(header[0], (list, tuple)):
+        header = [header]
+    body = [[str(c) for c in r] for r in rows]
+    lines = [[str(c) for c in h] for h in header] + body
+    if not lines:
+        return ""
+    n = len(lines[0])
+    if any(len(r) != n for r in lines):
+        raise LabkitError(f"rows: every row (and header row) must have {n} cells, as the first")
+    if align is None:
+        first = list(rows[0]) if len(rows) else [""] * n
+        align = "".join("<" if isinstance(c, str) else ">" for c in first)
+    if len(align) != n or set(align) - set("<>"):
+        raise LabkitError(f"align: {align!r} must be one '<' or '>' per column ({n})")
+    widths = [max(len(r[i]) for r in lines) for i in range(n)]
+    return "\n".join(sep.join(format(c, f"{a}{w}") for c, a, w in zip(r, align, widths)).rstrip()
+                     for r in lines)
