@@ -30,9 +30,8 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import labkit
-
-LABKIT_ROOT = Path(labkit.__file__).resolve().parents[1]
+LABKIT_ROOT = Path(__file__).resolve().parents[2]
+"""The folder that holds the ``labkit`` package (a checkout, or site-packages)."""
 NOBODY = 65534
 
 _SCRIPT = r"""
