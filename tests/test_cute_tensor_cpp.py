@@ -36,8 +36,8 @@ pytestmark = pytest.mark.skipif(
     reason="needs g++ and CuTe's headers (nvidia-cutlass, nvidia-cuda-runtime-cu12, "
            "nvidia-cuda-nvcc-cu12, nvidia-cuda-cccl-cu12)")
 
-CHUNK = 200         # cases per program (see test_cute_cpp.CHUNK)
-CHUNK_BAD = 100     # cases labkit expects C++ to reject, per program
+CHUNK = 60          # cases per program (see test_cute_cpp.CHUNK)
+CHUNK_BAD = 8       # cases labkit expects C++ to reject, per program
 CACHE_VERSION = b"1"
 HEADERS = """#include <cute/tensor.hpp>
 #include <cute/atom/copy_atom.hpp>
