@@ -518,6 +518,7 @@ def save_cache(cache_file, results):
     fd, tmp = tempfile.mkstemp(dir=cache_file.parent, prefix=cache_file.name, suffix=".tmp")
     with os.fdopen(fd, "w") as f:
         json.dump(cache, f)
+    os.chmod(tmp, 0o644)                # mkstemp's 0600 would hide the cache from other users
     os.replace(tmp, cache_file)
 
 
