@@ -82,10 +82,11 @@ pytestmark = pytest.mark.skipif(
     reason="needs g++ and CuTe's headers (nvidia-cutlass, nvidia-cuda-runtime-cu12, "
            "nvidia-cuda-nvcc-cu12, nvidia-cuda-cccl-cu12)")
 
-# Cases per program: each program pays a fixed g++ cost (the tensor oracle's first 60 cases took
-# 7.5 s of CPU as one program, its first 120 cases 8.5 s), so a few large programs beat many
-# small ones; 200 keeps one program's compile within a few minutes on a loaded machine.
-CHUNK = 200
+# Cases per program. Each program pays a fixed g++ cost (the tensor oracle's first 60 cases took
+# 7.5 s of CPU as one program, its first 120 cases 8.5 s), but the cost of a program also grows
+# faster than its cases on heavy ones (its cases 480-540: 7.1 s, 480-600: 39.9 s), so chunks
+# stay small.
+CHUNK = 80
 CACHE_VERSION = b"2"       # bump when the way results are read changes
 FLAGS = ["-std=c++17", "-O0", "-w", "-fno-diagnostics-show-caret", "-fdiagnostics-color=never"]
 
@@ -517,6 +518,7 @@ def save_cache(cache_file, results):
     fd, tmp = tempfile.mkstemp(dir=cache_file.parent, prefix=cache_file.name, suffix=".tmp")
     with os.fdopen(fd, "w") as f:
         json.dump(cache, f)
+    os.chmod(tmp, 0o644)                # mkstemp's 0600 would hide the cache from other users
     os.replace(tmp, cache_file)
 
 
@@ -533,7 +535,7 @@ JOBS = max(1, min(4, os.cpu_count() or 1))
 
 
 def run_cases(cases, labkit_result, work, cache_name, key=None, headers=HEADERS, pch="cute_pch.hpp",
-              program=_program, chunk_ok=CHUNK, chunk_bad=CHUNK // 4):
+              program=_program, chunk_ok=CHUNK, chunk_bad=CHUNK // 2):
     """{case.cpp: C++'s result} for every case, compiled in chunks (or read from the cache file
     ``<cache_name>-<key>.json``). The layout tests' other oracles call this with their own
     headers, program and key."""
