@@ -266,10 +266,149 @@ def _named_axes_answers(v: Variant) -> dict:
     }
 
 
+# -------------------------------------------------------------------- 02b_global_to_thread
+
+
+def _global_to_thread(seed: int) -> Variant:
+    if seed == 0:
+        m, n, tile1, b4, t5, t7, t8, k9 = 1496, 600, (64, 256), (3, 2), 37, 45, (45, 60), 96
+    else:
+        rng = random.Random(f"02b_global_to_thread/{seed}")
+        while True:                        # ragged in both modes, at least 3x3 blocks
+            m, n = 8 * rng.randint(48, 250), rng.randint(300, 1200)
+            if m % 128 and n % 128 and (m, n) != (1496, 600):
+                break
+        tile1 = (rng.choice([32, 64, 256]), rng.choice([64, 128, 256]))
+        b4 = (rng.randrange(1, -(-m // 128) - 1), rng.randrange(1, -(-n // 128) - 1))
+        t5 = rng.choice([t for t in range(1, 256) if t != 37])
+        t7 = rng.choice([t for t in range(1, 256) if t != 45])
+        t8 = tuple(rng.sample([t for t in range(256) if t not in (45, 60)], 2))
+        k9 = 16 * rng.randint(2, 20)
+    last = (-(-m // 128) - 1, -(-n // 128) - 1)
+    numbers = dict(shape=(m, n), tile1=tile1, b4=b4, t5=t5, t7=t7, t8=t8, k9=k9, last=last)
+    rows = [("shape", (m, n), "the matrix A (M, N), column-major"),
+            ("tile1", tile1, "question 1: (rows, columns) of a tile"),
+            ("last", last, "questions 3, 7, 8, 9, 12: the last block"),
+            ("b4", b4, "questions 4, 5: a block"), ("t5", t5, "question 5: a thread of thr16"),
+            ("t7", t7, "question 7: a thread of thr"), ("t8", t8, "question 8: two threads"),
+            ("k9", k9, "question 9: K of mA")]
+    lines = [f"{name:<8}= {str(value):<30} ({where})" for name, value, where in rows]
+    return Variant("02b_global_to_thread", seed, numbers, lines)
+
+
+def _global_to_thread_answers(v: Variant) -> dict:
+    import labkit as lk
+    from labkit.lab import predicated_copy as pc
+
+    S = lk.S
+    m, n = v.shape
+    A = lk.make_tensor(None, lk.make_layout((m, n)))
+    tile = lk.local_tile(A, (S(128), S(128)), v.b4)
+    cA = lk.make_identity_tensor((m, n))
+    part = lk.local_partition(lk.local_tile(cA, (S(128), S(128)), v.last),
+                              lk.make_layout((S(32), S(8))), v.t7)
+    mA = lk.make_tensor(None, lk.make_layout((m, v.k9)))
+    proj = lk.local_tile(mA, (S(128), S(128), S(16)), (*v.last, lk._), (1, lk.X, 1))
+    scalar = pc.value_mask((m, n), v.last, "scalar")
+    vector = pc.value_mask((m, n), v.last, "vector")
+    ragged = pc.ragged_tiles((m, n))
+    return {
+        "q1": tuple(int(x) for x in pc.ragged_tiles((m, n), v.tile1)["grid"]),
+        "q2": int(ragged["partial_blocks"]),
+        "q3": tuple(int(x) for x in ragged["last_tile"]),
+        "q4": int(tile.offset),
+        "q5": str(lk.local_partition(tile, lk.make_layout((S(16), S(16))), v.t5).layout),
+        "q7": tuple(tuple(int(x) for x in part(i)) for i in (0, 3)),
+        "q8": tuple(int(scalar[t].sum()) for t in v.t8),
+        "q9": str(proj.layout),
+        "q11": int(pc.predict((m, n), "scalar")["requests"]),
+        "q12": int(256 - vector.any(axis=1).sum()),
+    }
+
+
+# ------------------------------------------------------------------------ 05_banks_swizzle
+
+_MODES = ("SWIZZLE_32B", "SWIZZLE_64B", "SWIZZLE_128B")
+_BYTES = {"fp8": 1, "fp16": 2, "bf16": 2, "fp32": 4}
+
+
+def _banks_swizzle(seed: int) -> Variant:
+    if seed == 0:
+        a1, p2, e3, e5, m6, m7, w8, n9 = 200, 2, (5, 3), (3, 10), ("SWIZZLE_64B", "fp32"), (48, "bf16"), 64, 32
+        m10, a10, r11, r13 = "SWIZZLE_128B", 200, 2, 3
+    else:
+        rng = random.Random(f"05_banks_swizzle/{seed}")
+
+        def fresh(draw, book):
+            while (value := draw()) in book:
+                pass
+            return value
+
+        a1 = fresh(lambda: rng.randrange(132, 4096), (200, 128, 256, 512, 1024, 2048))
+        p2 = fresh(lambda: rng.randrange(4), (2,))
+        e3 = fresh(lambda: (rng.randrange(1, 8), rng.randrange(1, 8)), ((5, 3),))
+        e5 = fresh(lambda: (rng.randrange(1, 8), rng.randrange(64)), ((3, 10),))
+        m6 = fresh(lambda: (rng.choice(_MODES), rng.choice(sorted(_BYTES))), (("SWIZZLE_64B", "fp32"),))
+        def row7():
+            dtype = rng.choice(sorted(_BYTES))
+            return (rng.randrange(1, 33) * 16 // _BYTES[dtype], dtype)  # whole 16-byte chunks
+
+        m7 = fresh(row7, ((48, "bf16"),))
+        w8 = rng.choice([32, 64, 128])
+        n9 = fresh(lambda: rng.randint(2, 72), (32,))
+        m10 = rng.choice(_MODES)
+        a10 = fresh(lambda: rng.randrange(132, 4096), (200,))
+        r11 = fresh(lambda: rng.randrange(8), (2,))
+        r13 = fresh(lambda: rng.randrange(128), (3,))
+    numbers = dict(a1=a1, p2=p2, e3=e3, e5=e5, m6=m6, m7=m7, w8=w8, n9=n9, m10=m10, a10=a10,
+                   r11=r11, r13=r13)
+    rows = [("a1", a1, "question 1: a byte address"), ("p2", p2, "question 2: a phase"),
+            ("e3", e3, "question 3: an element (r, c) of the toy"),
+            ("e5", e5, "question 5: an element (row, col) of atom"),
+            ("m6", m6, "question 6: (mode, element type)"),
+            ("m7", m7, "question 7: (values per row, element type)"),
+            ("w8", w8, "question 8: fp16 values per row of the tile"),
+            ("n9", n9, "question 9: columns of the fp32 tile"),
+            ("m10", m10, "question 10: a mode"), ("a10", a10, "question 10: a byte address"),
+            ("r11", r11, "question 11: a row of the SWIZZLE_64B atom"),
+            ("r13", r13, "question 13: a row of the tile")]
+    lines = [f"{name:<8}= {str(value):<30} ({where})" for name, value, where in rows]
+    return Variant("05_banks_swizzle", seed, numbers, lines)
+
+
+def _banks_swizzle_answers(v: Variant) -> dict:
+    import labkit as lk
+
+    S = lk.S
+    sw10 = lk.element_swizzle(v.m10, 8)
+    atom = lk.make_layout((S(8), S(64)), (S(64), S(1)))
+    tile8 = lk.make_layout((S(16), S(v.w8)), (S(v.w8), S(1)))
+    sA = lk.composition(lk.Swizzle(3, 3, 3), lk.tile_to_shape(
+        lk.parse_layout("(_8,(_8,_8)):(_8,(_1,_64))"), (S(128), S(64))))
+    stored = int(lk.Swizzle(3, 3, 3)(atom(*v.e5)))
+    return {
+        "q1": int(lk.bank_of(v.a1)),
+        "q2": set(range(8 * v.p2, 8 * v.p2 + 8)),
+        "q3": v.e3[1] ^ v.e3[0],
+        "q5": (stored, (stored % 64) // 8),
+        "q6": str(lk.element_swizzle(*v.m6)),
+        "q7": lk.recommend_swizzle(v.m7[0] * _BYTES[v.m7[1]]).mode.name,
+        "q8": tuple(int(lk.ldmatrix_conflicts(L, lk.ldmatrix_rows(4), 2).wavefronts)
+                    for L in (tile8, lk.composition(lk.Swizzle(3, 3, 3), tile8))),
+        "q9": (int(lk.bank_conflicts([0] * 32, 4).wavefronts),
+               int(lk.bank_conflicts([4 * v.n9 * lane for lane in range(32)], 4).wavefronts)),
+        "q10": (int(sw10.yyy_mask), int(sw10.zzz_mask), int(sw10(v.a10))),
+        "q11": [int(c) for c in lk.swizzle_figure("SWIZZLE_64B")[v.r11]],
+        "q13": [int(lk.bank_of(2 * sA(v.r13, 8 * c))) for c in range(8)],
+    }
+
+
 EXERCISES = {
     "01_shape_stride": (_shape_stride, _shape_stride_answers),
     "02_tiling": (_tiling, _tiling_answers),
     "03_named_axes": (_named_axes, _named_axes_answers),
+    "02b_global_to_thread": (_global_to_thread, _global_to_thread_answers),
+    "05_banks_swizzle": (_banks_swizzle, _banks_swizzle_answers),
 }
 
 
