@@ -17,13 +17,15 @@ True
 
 from __future__ import annotations
 
+import copy
+import functools
 import hashlib
 import random
 from dataclasses import dataclass
 
 from ..errors import LabkitError
 
-__all__ = ["seed_of", "of", "answer", "questions", "EXERCISES", "Variant"]
+__all__ = ["seed_of", "of", "answer", "answers", "questions", "EXERCISES", "Variant"]
 
 
 def seed_of(student_id) -> int:
@@ -403,19 +405,166 @@ def _banks_swizzle_answers(v: Variant) -> dict:
     }
 
 
+# ---------------------------------------------------------------------- 06_fragment_trace
+
+
+def _fragment_trace(seed: int) -> Variant:
+    if seed == 0:
+        l1, a2, a3, b4, s7, l8, a9, x12, lane13 = ((6, 5), (9, 4), (0, 9), (0, 8), (3, 2, 1),
+                                                   (5, 2), (9, 12), (5, 2, 1), 5)
+    else:
+        rng = random.Random(f"06_fragment_trace/{seed}")
+
+        def fresh(draw, book):
+            while (value := draw()) in book:
+                pass
+            return value
+
+        l1 = fresh(lambda: (rng.randrange(32), rng.randrange(8)), ((6, 5),))
+        a2 = fresh(lambda: (rng.randrange(16), rng.randrange(16)), ((9, 4),))
+        a3 = fresh(lambda: (rng.randrange(16), rng.randrange(16)), ((0, 9),))
+        b4 = fresh(lambda: (rng.randrange(8), rng.randrange(16)), ((0, 8),))
+        s7 = fresh(lambda: (rng.randrange(8), rng.randrange(4), rng.randrange(4)), ((3, 2, 1),))
+        l8 = fresh(lambda: (rng.randrange(32), rng.randrange(4)), ((5, 2),))
+        a9 = fresh(lambda: (rng.randrange(16), rng.randrange(16)), ((9, 12),))
+        x12 = fresh(lambda: (rng.randrange(8), rng.randrange(4), rng.randrange(4)), ((5, 2, 1),))
+        lane13 = fresh(lambda: rng.randrange(32), (5,))
+    numbers = dict(l1=l1, a2=a2, a3=a3, b4=b4, s7=s7, l8=l8, a9=a9, x12=x12, lane13=lane13)
+    rows = [("l1", l1, "question 1: (lane, value)"), ("a2", a2, "question 2: an element (m, k) of A"),
+            ("a3", a3, "question 3: an element (m, k) of A"),
+            ("b4", b4, "question 4: an element (n, k) of B"),
+            ("s7", s7, "question 7: (v, m, k) of the A fragment"),
+            ("l8", l8, "question 8: (lane, value)"),
+            ("a9", a9, "questions 9, 10: an element (m, k) of A"),
+            ("x12", x12, "question 12: (v, j, k) of tXrB"),
+            ("lane13", lane13, "question 13: a lane")]
+    lines = [f"{name:<8}= {str(value):<30} ({where})" for name, value, where in rows]
+    return Variant("06_fragment_trace", seed, numbers, lines)
+
+
+def _fragment_trace_answers(v: Variant) -> dict:
+    import numpy as np
+
+    import labkit as lk
+    from labkit.sim import SharedMemory, ldmatrix
+
+    atom = lk.mma_atom("SM80_16x8x16_F16F16F16F16_TN")
+
+    def reg(operand, coord):
+        e = lk.trace_element(operand, coord)
+        return (f"{operand.lower()}{e.register}", e.half)
+
+    m8, k8 = atom.coord_A(*v.l8)
+    m9, k9 = v.a9
+    smem = SharedMemory(128)
+    smem.fill(0, np.arange(64, dtype=np.uint16))        # an 8x8 matrix of its indices
+    got = ldmatrix(smem, 16 * (np.arange(32) % 8), num=1, trans=True)[v.lane13, 0]
+    frag = lk.make_layout(((2, 2, 2), 4, 4))                            # v + 8 m + 32 k
+    static = lk.make_layout(((2, 2, 2), 4, 4), ((1, 2, 4), 32, 8))      # v + 32 m + 8 k
+    vv, j, k = v.x12
+    return {
+        "q1": tuple(int(x) for x in atom.coord_A(*v.l1)),
+        "q2": tuple(int(x) for x in atom.owner("A", *v.a2)),
+        "q3": reg("A", v.a3),
+        "q4": reg("B", v.b4),
+        "q7": (int(frag(*v.s7)), int(static(*v.s7))),
+        "q8": int(16 * m8 + k8),
+        "q9": (int(lk.trace_element("A", v.a9).src_thread), 2 * (16 * m9 + 8 * (k9 // 8))),
+        "q10": reg("A", v.a9),
+        "q12": (vv % 4, 2 * j + vv // 4, k),
+        "q13": [divmod(int(got) & 0xFFFF, 8), divmod(int(got) >> 16, 8)],
+    }
+
+
+# ------------------------------------------------------------------ 04_replication_offset
+
+_MODES_MESH = ("replica", "offset", "sharded")
+
+
+def _replication_offset(seed: int) -> Variant:
+    if seed == 0:
+        f1, p2, e3, k5, sfa5, sfb5, mnk9, d10, lane12 = ((70, 1), (33, 3), (6, 3), 64, (0.5, 2.0),
+                                                         (4.0, 0.25), (128, 256, 256), (0, 0), 5)
+    else:
+        rng = random.Random(f"04_replication_offset/{seed}")
+
+        def fresh(draw, book):
+            while (value := draw()) in book:
+                pass
+            return value
+
+        f1 = fresh(lambda: (rng.randrange(128), rng.randrange(4)),
+                   ((70, 1), (0, 2), (32, 2), (64, 2), (96, 2)))     # the factors the book places
+        p2 = fresh(lambda: (rng.randrange(128), rng.randrange(4)), ((33, 3),))
+        e3 = fresh(lambda: (rng.randrange(8), rng.randrange(8)), ((6, 3),))
+        k5 = rng.choice([64, 96, 128])
+        scales = [0.25, 0.5, 1.0, 2.0, 4.0, 8.0]     # E8M0 powers of two: 32 x any product is whole
+        sfa5, sfb5 = fresh(lambda: (tuple(rng.choice(scales) for _ in range(k5 // 32)),
+                                    tuple(rng.choice(scales) for _ in range(k5 // 32))),
+                           (((0.5, 2.0), (4.0, 0.25)),))
+        mnk9 = fresh(lambda: (128 * rng.randint(1, 4), 128 * rng.randint(1, 4), 64 * rng.randint(1, 8)),
+                     ((128, 256, 256),))
+        d10 = fresh(lambda: (rng.randrange(2), rng.randrange(2)), ((0, 0),))
+        lane12 = fresh(lambda: rng.randrange(32), (5,))
+    numbers = dict(f1=f1, p2=p2, e3=e3, k5=k5, sfa5=sfa5, sfb5=sfb5, mnk9=mnk9, d10=d10,
+                   lane12=lane12)
+    rows = [("f1", f1, "question 1: a scale factor (m, sfk)"),
+            ("p2", p2, "question 2: (TLane, TCol)"),
+            ("e3", e3, "questions 3, 4: an element (i, j) of the 8x8 matrix"),
+            ("k5", k5, "question 5: K"), ("sfa5", sfa5, "question 5: the row of SFA"),
+            ("sfb5", sfb5, "question 5: the column of SFB"),
+            ("mnk9", mnk9, "question 9: (M, N, K)"),
+            ("d10", d10, "question 10: a GPU (gpuid_x, gpuid_y)"),
+            ("lane12", lane12, "question 12: a lane")]
+    lines = [f"{name:<8}= {str(value):<30} ({where})" for name, value, where in rows]
+    return Variant("04_replication_offset", seed, numbers, lines)
+
+
+def _replication_offset_answers(v: Variant) -> dict:
+    import numpy as np
+
+    import labkit as lk
+
+    sfa = lk.scale_factor_layout(128, 4)
+    x2 = lk.copy_atom("SM75_U32x2_LDSM_N", "f16").layout_src
+    m, n, k = v.mnk9
+    d = lk.block_scaled_mma(np.ones((1, v.k5)), np.ones((v.k5, 1)), [list(v.sfa5)],
+                            [list(v.sfb5)], fmt=lk.MXFP8)[0, 0]
+
+    def held(mode):
+        t = lk.mesh_layout(mode).table()
+        return int(np.sum((t["gpuid_x"] == v.d10[0]) & (t["gpuid_y"] == v.d10[1])))
+
+    return {
+        "q1": set(sfa.forward(v.f1, shape=(128, 4), axes=("TLane", "TCol", "byte"))),
+        "q2": {sfa.coordinate(x, shape=(128, 4))
+               for x in sfa.backward({"TLane": v.p2[0], "TCol": v.p2[1]})},
+        "q3": tuple({(int(p["gpuid_x"]), int(p["gpuid_y"]))
+                     for p in lk.mesh_layout(mode)(v.e3, shape=(8, 8))} for mode in _MODES_MESH),
+        "q4": tuple(int(lk.mesh_layout(mode)(v.e3, shape=(8, 8))[0]["m"])
+                    for mode in ("replica", "sharded")),
+        "q5": (int(lk.MXFP8.scale_blocks(v.k5)), int(d)),
+        "q9": ((m, int(lk.NVFP4.scale_blocks(k))), (n, int(lk.NVFP4.scale_blocks(k)))),
+        "q10": tuple(held(mode) for mode in _MODES_MESH),
+        "q12": {t for t in range(32) if x2(t, 0) == x2(v.lane12, 0)},
+    }
+
+
 EXERCISES = {
     "01_shape_stride": (_shape_stride, _shape_stride_answers),
     "02_tiling": (_tiling, _tiling_answers),
     "03_named_axes": (_named_axes, _named_axes_answers),
     "02b_global_to_thread": (_global_to_thread, _global_to_thread_answers),
+    "04_replication_offset": (_replication_offset, _replication_offset_answers),
     "05_banks_swizzle": (_banks_swizzle, _banks_swizzle_answers),
+    "06_fragment_trace": (_fragment_trace, _fragment_trace_answers),
 }
 
 
 def questions(exercise: str) -> list[str]:
     """The questions of ``exercise`` whose numbers come from the variant."""
     _check(exercise)
-    return sorted(EXERCISES[exercise][1](of(exercise, 0)), key=lambda q: (len(q), q))
+    return sorted(_answers(exercise, 0), key=lambda q: (len(q), q))
 
 
 def _check(exercise):
@@ -430,9 +579,21 @@ def of(exercise: str, seed_or_id=0) -> Variant:
     return EXERCISES[exercise][0](_seed(seed_or_id))
 
 
+@functools.lru_cache(maxsize=64)
+def _answers(exercise: str, seed: int) -> dict:
+    return EXERCISES[exercise][1](of(exercise, seed))
+
+
+def answers(exercise: str, seed_or_id=0) -> dict:
+    """Every expected answer of a variant, ``{question: answer}`` (worked out once per variant)."""
+    _check(exercise)
+    return copy.deepcopy(_answers(exercise, _seed(seed_or_id)))
+
+
 def answer(exercise: str, question: str, seed_or_id=0):
     """The expected answer of ``question`` in a variant, computed with labkit."""
-    answers = EXERCISES[exercise][1](of(exercise, seed_or_id))
+    _check(exercise)
+    answers = _answers(exercise, _seed(seed_or_id))
     if question not in answers:
         raise LabkitError(f"question must be one of {', '.join(answers)}; got {question!r}")
-    return answers[question]
+    return copy.deepcopy(answers[question])
