@@ -453,3 +453,93 @@ def test_every_fragment_trace_question_is_well_posed(seed):
     t = v.lane13
     assert a["q13"] == [(2 * (t % 4), t // 4), (2 * (t % 4) + 1, t // 4)]
     assert not on_a_page(f"lane {v.l1[0]} value {v.l1[1]}")
+
+
+# ------------------------------------------- exercises 2b, 5 and 6 against CuTe C++ (g++)
+
+TENSOR_HEADERS = """#include <cute/tensor.hpp>
+#include <cute/atom/mma_atom.hpp>
+#include <cstdio>
+#include <unistd.h>
+#include <sys/wait.h>
+"""
+TENSOR_PRELUDE = cpp.PRELUDE.replace('"cute_pch.hpp"', '"cute_variants_pch.hpp"') + \
+    "static float fbuf_[1];\n"
+
+
+def tensor_cases():
+    """(case, labkit's answer as the C++ statement prints it) for the layout questions of
+    exercises 2b, 5 and 6: tiles, partitions, identity coordinates, swizzles, MMA fragments."""
+    cases = []
+
+    def add(body, answer):
+        cases.append((cpp.Case("variant", body, lambda a=answer: a, body), answer))
+
+    T128 = "make_tile(Int<128>{}, Int<128>{})"
+    for seed in [0, *SEEDS]:
+        v, a = variants.of(G2T, seed), answers(seed, G2T)
+        m, n = v.shape
+        A = f"make_tensor(make_gmem_ptr(fbuf_), make_layout(make_shape(int({m}), int({n}))))"
+        b0, b1 = v.b4
+        tile = f"local_tile({A}, {T128}, make_coord(int({b0}), int({b1})))"
+        add(f"auto t = {tile}; print(int(t.data().get() - fbuf_));", str(a["q4"]))
+        add(f"auto t = {tile}; print(local_partition(t, make_layout(make_shape(Int<16>{{}}, "
+            f"Int<16>{{}})), int({v.t5})).layout());", a["q5"])
+        l0, l1 = v.last
+        add(f"auto c = local_partition(local_tile(make_identity_tensor(make_shape(int({m}), "
+            f"int({n}))), {T128}, make_coord(int({l0}), int({l1}))), make_layout(make_shape("
+            f"Int<32>{{}}, Int<8>{{}})), int({v.t7})); print(c(0)); print(\" \"); print(c(3));",
+            " ".join(cpp_value(x) for x in a["q7"]))
+        mA = f"make_tensor(make_gmem_ptr(fbuf_), make_layout(make_shape(int({m}), int({v.k9}))))"
+        add(f"print(local_tile({mA}, make_tile(Int<128>{{}}, Int<128>{{}}, Int<16>{{}}), "
+            f"make_coord(int({l0}), int({l1}), _), Step<_1, X, _1>{{}}).layout());", a["q9"])
+    sA = ("composition(Swizzle<3,3,3>{}, tile_to_shape(make_layout(make_shape(Int<8>{}, "
+          "make_shape(Int<8>{}, Int<8>{})), make_stride(Int<8>{}, make_stride(Int<1>{}, "
+          "Int<64>{}))), make_shape(Int<128>{}, Int<64>{})))")
+    for seed in [0, *SEEDS]:
+        v, a = variants.of(BANKS, seed), answers(seed, BANKS)
+        r, c = v.e5
+        add(f"print(composition(Swizzle<3,3,3>{{}}, make_layout(make_shape(Int<8>{{}}, Int<64>{{}}), "
+            f"make_stride(Int<64>{{}}, Int<1>{{}})))(int({r}), int({c})));", str(a["q5"][0]))
+        b = {"SWIZZLE_32B": 1, "SWIZZLE_64B": 2, "SWIZZLE_128B": 3}[v.m10]
+        add(f"using W = Swizzle<{b},4,3>; print(int(W::yyy_msk{{}})); print(\" \"); "
+            f"print(int(W::zzz_msk{{}})); print(\" \"); print(W{{}}(int({v.a10})));",
+            " ".join(str(x) for x in a["q10"]))
+        add(f"auto L = {sA}; for (int c = 0; c < 8; ++c) {{ print(int((2 * L(int({v.r13}), 8 * c) "
+            f"/ 4) % 32)); print(\" \"); }}", " ".join(str(x) for x in a["q13"]))
+    ALayout = "typename MMA_Traits<SM80_16x8x16_F16F16F16F16_TN>::ALayout{}"
+    for seed in [0, *SEEDS]:
+        v, a = variants.of(FRAG, seed), answers(seed, FRAG)
+        t, val = v.l1
+        m1, k1 = a["q1"]
+        add(f"print({ALayout}(int({t}), int({val})));", str(m1 + 16 * k1))   # (M,K) column-major
+        lane, val = a["q2"]
+        m2, k2 = v.a2
+        add(f"print({ALayout}(int({lane}), int({val})));", str(m2 + 16 * k2))
+        vv, mm, kk = v.s7
+        add(f"print(make_layout(make_shape(make_shape(_2{{}}, _2{{}}, _2{{}}), _4{{}}, _4{{}}))"
+            f"(int({vv}), int({mm}), int({kk})));", str(a["q7"][0]))
+    return cases
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(cpp.GXX is None or cpp.INCLUDES is None,
+                    reason="needs g++ and CuTe's headers (nvidia-cutlass and the CUDA wheels)")
+def test_layout_answers_of_2b_5_6_are_what_cute_cpp_computes():
+    pairs = tensor_cases()
+    cases = [c for c, _ in pairs]
+    key = cpp._toolchain_key(TENSOR_HEADERS.encode() + TENSOR_PRELUDE.encode() + b"1")
+    with tempfile.TemporaryDirectory() as work:
+        got = cpp.run_cases(cases, lambda c: ("ok", str(c.py())), Path(work),
+                            "grading-variants-tensor", key, TENSOR_HEADERS,
+                            "cute_variants_pch.hpp",
+                            lambda bodies: cpp._program(bodies, TENSOR_PRELUDE, "{}"),
+                            chunk_ok=400)
+    wrong = []
+    for case, mine in pairs:
+        kind, text = got[case.cpp]
+        same = text == mine or (":" not in mine and text.replace("_", "") == mine)
+        if kind != "ok" or not same:
+            wrong.append((case.cpp, kind, text, mine))
+    assert not wrong, wrong[:5]
+    assert len(cases) == 61 * (4 + 3 + 3)
