@@ -579,7 +579,7 @@ def of(exercise: str, seed_or_id=0) -> Variant:
     return EXERCISES[exercise][0](_seed(seed_or_id))
 
 
-@functools.lru_cache(maxsize=64)
+@functools.lru_cache(maxsize=1024)
 def _answers(exercise: str, seed: int) -> dict:
     return EXERCISES[exercise][1](of(exercise, seed))
 
