@@ -3,8 +3,8 @@ OK_FORMAT = True
 test = {   'name': 'q7',
     'points': 2,
     'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
-                                               ">>> checks.form(thr45_coords, checks.Tuple(checks.pair, checks.pair), 'thr45_coords', hint='thread 45 sits at (45 % 32, 45 // 32) of the thread "
-                                               "layout; value k is colexicographic over (4, 16)')\n",
+                                               ">>> checks.form(thr_t7_coords, checks.Tuple(checks.pair, checks.pair), 'thr_t7_coords', hint='thread t sits at (t % 32, t // 32) of the thread layout; "
+                                               "value k is colexicographic over (4, 16)')\n",
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0}],

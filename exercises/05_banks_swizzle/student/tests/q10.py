@@ -3,7 +3,7 @@ OK_FORMAT = True
 test = {   'name': 'q10',
     'points': 2,
     'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
-                                               ">>> checks.form(sw343, checks.Tuple(checks.INT, checks.INT, checks.INT), 'sw343', hint='yyy starts at bit M + S, zzz at bit M; both are B bits "
+                                               ">>> checks.form(sw_m10, checks.Tuple(checks.INT, checks.INT, checks.INT), 'sw_m10', hint='yyy starts at bit M + S, zzz at bit M; both are B bits "
                                                "wide')\n",
                                        'hidden': False,
                                        'locked': False,

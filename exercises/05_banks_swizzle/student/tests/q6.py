@@ -3,7 +3,7 @@ OK_FORMAT = True
 test = {   'name': 'q6',
     'points': 1,
     'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
-                                               ">>> checks.form(sw64_fp32, checks.SWIZZLE, 'sw64_fp32', hint='B comes from the row width, M from the element size, S stays')\n",
+                                               ">>> checks.form(sw_m6, checks.SWIZZLE, 'sw_m6', hint='B comes from the row width, M from the element size, S stays')\n",
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0}],

@@ -3,7 +3,7 @@ OK_FORMAT = True
 test = {   'name': 'q12',
     'points': 2,
     'suites': [   {   'cases': [   {   'code': '>>> from labkit.grading import checks\n'
-                                               ">>> checks.form(tcrb_5_2_1, checks.Tuple(checks.INT, checks.INT, checks.INT), 'tcrb_5_2_1', hint='apply the regrouping formula')\n",
+                                               ">>> checks.form(tcrb_x12, checks.Tuple(checks.INT, checks.INT, checks.INT), 'tcrb_x12', hint='apply the regrouping formula')\n",
                                        'hidden': False,
                                        'locked': False,
                                        'points': 0}],
