@@ -22,6 +22,7 @@ import random
 from dataclasses import dataclass
 
 from ..errors import LabkitError
+from . import variants_gemm as _gemm
 
 __all__ = ["seed_of", "of", "answer", "questions", "EXERCISES", "Variant"]
 
@@ -270,6 +271,7 @@ EXERCISES = {
     "01_shape_stride": (_shape_stride, _shape_stride_answers),
     "02_tiling": (_tiling, _tiling_answers),
     "03_named_axes": (_named_axes, _named_axes_answers),
+    "07_gemm_ladder": (lambda seed: Variant("07_gemm_ladder", seed, *_gemm.numbers(seed)), _gemm.answers),
 }
 
 
