@@ -180,7 +180,7 @@ def _draw_q4(rng):
 
 
 def _draw_q5(rng):
-    return dict(lane5=rng.randrange(32), kk5=rng.randrange(4))
+    return dict(lane5=rng.randrange(1, 32), kk5=rng.randrange(4))
 
 
 def _draw_q6(rng):
@@ -219,7 +219,7 @@ def _draw_q9(rng):
 
 
 def _draw_q10(rng):
-    return dict(lane10=rng.randrange(32), h10=rng.randrange(2),
+    return dict(lane10=rng.randrange(1, 32), h10=rng.randrange(2),
                 atom10=(16 * rng.randrange(8), 8 * rng.randrange(16)))
 
 
