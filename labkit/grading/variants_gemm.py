@@ -68,14 +68,17 @@ def _q2(n):
 
 
 def _q3(n):
-    import labkit as lk
+    from ..banks.bank_model import bank_conflicts
+    from ..layout.compose import composition
+    from ..layout.layout import make_layout
+    from ..layout.swizzle import Swizzle
 
     out = []
     for row_bytes, sw in zip(n.rows3, (None, *n.sw3)):
-        tile = lk.make_layout((8, row_bytes // 2), (row_bytes // 2, 1))
+        tile = make_layout((8, row_bytes // 2), (row_bytes // 2, 1))
         if sw is not None:
-            tile = lk.composition(lk.Swizzle(*sw), tile)
-        out.append(int(lk.bank_conflicts([2 * int(tile(r, 0)) for r in range(8)], 16).wavefronts))
+            tile = composition(Swizzle(*sw), tile)
+        out.append(int(bank_conflicts([2 * int(tile(r, 0)) for r in range(8)], 16).wavefronts))
     return tuple(out)
 
 
@@ -86,10 +89,12 @@ def _q4(n):
 
 
 def _q5(n):
-    import labkit as lk
+    from ..layout.compose import composition
+    from ..layout.layout import make_layout
+    from ..layout.swizzle import Swizzle
 
     row, chunk = n.lane5 % 16, 2 * n.kk5 + n.lane5 // 16
-    tile = lk.composition(lk.Swizzle(3, 3, 3), lk.make_layout((64, 64), (64, 1)))
+    tile = composition(Swizzle(3, 3, 3), make_layout((64, 64), (64, 1)))
     return (row, chunk, 2 * int(tile(row, 8 * chunk)))
 
 
@@ -101,17 +106,17 @@ def _q6(n):
 
 
 def _atom():
-    import labkit as lk
+    from ..atoms.mma_atoms import mma_atom
 
-    return lk.mma_atom("SM80_16x8x16_F32F16F16F32_TN")
+    return mma_atom("SM80_16x8x16_F32F16F16F32_TN")
 
 
 def _q7(n):
-    import labkit as lk
+    from ..layout.layout import size
 
     wm, wn = n.warp7
     atom = _atom()
-    values = int(lk.size(atom.layout_C)) // 32          # accumulators a lane holds per atom
+    values = int(size(atom.layout_C)) // 32          # accumulators a lane holds per atom
     registers = (wm // 16) * (wn // 8) * values // 2     # f16 pairs, one 32-bit register each
     return (registers // 4, registers)
 
