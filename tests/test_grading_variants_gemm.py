@@ -13,13 +13,18 @@ the code under test. Questions 8 and 11 keep the book's numbers.
 
 from __future__ import annotations
 
+import sys
+import tempfile
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
 import pytest
 
-from labkit.grading import variants
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import labkit as lk  # noqa: E402
+from labkit.grading import variants  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 EX = "07_gemm_ladder"
@@ -195,3 +200,52 @@ def test_a_student_id_and_its_seed_give_the_same_numbers():
     seed = variants.seed_of("student-1")
     assert variants.of(EX, "student-1").numbers == variants.of(EX, seed).numbers
     assert variants.of(EX, seed).numbers == variants.of(EX, seed).numbers != variants.of(EX, 0).numbers
+
+
+# ------------------------------------------------------- the swizzled offsets against CuTe C++
+
+def swizzled_cases():
+    """(C++ expression, labkit's answer) for every swizzled offset the variants ask about: the
+    rows of question 3's tiles, question 5's ldmatrix row and question 10's staged pair."""
+    import test_cute_cpp as cpp  # noqa: PLC0415  (the shared g++ oracle runner)
+
+    def tile(rows, row_halves, sw):
+        plain = (f"make_layout(make_shape(Int<{rows}>{{}}, Int<{row_halves}>{{}}), "
+                 f"make_stride(Int<{row_halves}>{{}}, Int<1>{{}}))")
+        return f"composition(Swizzle<{sw[0]},{sw[1]},{sw[2]}>{{}}, {plain})" if sw else plain
+
+    pairs = []
+    for seed in [0, *SEEDS]:
+        v = variants.of(EX, seed)
+        for row_bytes, sw in zip(v.rows3, (None, *v.sw3)):
+            for r in range(8):
+                lay = lk.make_layout((8, row_bytes // 2), (row_bytes // 2, 1))
+                if sw:
+                    lay = lk.composition(lk.Swizzle(*sw), lay)
+                pairs.append((f"{tile(8, row_bytes // 2, sw)}(int({r}), int(0))", int(lay(r, 0))))
+        row, chunk, byte = variants.answer(EX, "q5", seed)
+        pairs.append((f"{tile(64, 64, (3, 3, 3))}(int({row}), int({8 * chunk}))", byte // 2))
+        m, n, byte = variants.answer(EX, "q10", seed)
+        pairs.append((f"{tile(128, 128, (3, 3, 4))}(int({m}), int({n}))", byte // 2))
+    return cpp, pairs
+
+
+def _cpp_available():
+    import test_cute_cpp as cpp  # noqa: PLC0415
+    return cpp.GXX is not None and cpp.INCLUDES is not None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not _cpp_available(),
+                    reason="needs g++ and CuTe's headers (nvidia-cutlass and the CUDA wheels)")
+def test_the_swizzled_offsets_are_what_cute_cpp_computes():
+    cpp, pairs = swizzled_cases()
+    cases = [cpp.Case("variant", expr, lambda a=mine: a, expr) for expr, mine in pairs]
+    with tempfile.TemporaryDirectory() as work:
+        got = cpp.run_cases(cases, lambda c: ("ok", str(c.py())), Path(work), "grading-variants-gemm",
+                            key=cpp._toolchain_key() + "-swizzle", chunk_ok=600,
+                            headers=cpp.HEADERS + "#include <cute/swizzle_layout.hpp>\n")
+    wrong = [(e, got[e], mine) for e, mine in pairs
+             if got[e][0] != "ok" or got[e][1].replace("_", "") != str(mine)]
+    assert not wrong, wrong[:5]
+    assert len(pairs) == 61 * (3 * 8 + 2)
