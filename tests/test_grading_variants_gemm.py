@@ -8,7 +8,9 @@ printed on no book page, and it agrees with the hand arithmetic written out here
 ISA (the m16n8 accumulator fragment: c0, c1 in row groupID = lane / 4, columns 2 (lane % 4) + 0, 1;
 c2, c3 eight rows down; ldmatrix's 8x8 matrices; stmatrix.x4's four registers a lane) and
 from CuTe's Swizzle<B,M,S> (offset ^ ((offset & (2^B - 1) << (M + S)) >> S)), never from
-the code under test. Questions 8 and 11 keep the book's numbers.
+the code under test; the swizzled offsets of questions 3, 5 and 10 are also what CuTe C++
+computes (g++ with CUTLASS's headers, all variants in one program). Questions 8 and 11 keep
+the book's numbers.
 """
 
 from __future__ import annotations
