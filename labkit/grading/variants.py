@@ -24,6 +24,7 @@ import random
 from dataclasses import dataclass
 
 from ..errors import LabkitError
+from . import variants_gemm as _gemm
 
 from labkit import atoms as _atoms
 from labkit import axe as _axe
@@ -572,6 +573,7 @@ EXERCISES = {
     "04_replication_offset": (_replication_offset, _replication_offset_answers),
     "05_banks_swizzle": (_banks_swizzle, _banks_swizzle_answers),
     "06_fragment_trace": (_fragment_trace, _fragment_trace_answers),
+    "07_gemm_ladder": (lambda seed: Variant("07_gemm_ladder", seed, *_gemm.numbers(seed)), _gemm.answers),
 }
 
 
