@@ -49,7 +49,7 @@ FACTS = [
     "coordinate (3,0)",
     "coordinate (1,1)",
     # the f16 and f32 atoms' C layouts (C++ MMA_Traits<...>::CLayout)
-    "SM80_16x8x16_F32F16F16F32_TN   C ((_4,_8),(_2,_2)):((_32,_1),(_16,_8))",
+    "SM80_16x8x16_F32F16F16F32_TN C ((_4,_8),(_2,_2)):((_32,_1),(_16,_8))",
 ]
 
 

@@ -403,9 +403,9 @@ def test_the_page_shows_the_side_by_side_computed():
     assert "    = (_128,_64,64):(4096,_1,_64) @ 524288" in listing
     checks = out['steps = ("mma", "swizzle", "pipeline")'].splitlines()
     # per thread: (64 + 64) x 64 / 8 / 128 = 8 copies a k-tile of step 3, 16 of step 5, over 64 k-tiles
-    assert checks == ["mma      copy 512, ldmatrix 16, store C 32 addresses; all CuTe's offsets: True",
-                      "swizzle  copy 512, ldmatrix 16, store C 32 addresses; all CuTe's offsets: True",
-                      "pipeline copy 1024, ldmatrix 96, store C 128 addresses; all CuTe's offsets: True"]
+    assert checks == ["mma: copy 512, ldmatrix 16, store C 32 addresses; all CuTe's offsets: True",
+                      "swizzle: copy 512, ldmatrix 16, store C 32 addresses; all CuTe's offsets: True",
+                      "pipeline: copy 1024, ldmatrix 96, store C 128 addresses; all CuTe's offsets: True"]
     swizzle = out['print(ladder_cute.listing(ladder_cute.differences("swizzle", "mma", M=M, N=N, K=K, block=1, thread=9)))']
     assert [line.split(" = ")[0] for line in swizzle.splitlines() if not line.startswith(" ")] == ["tAsA", "tXsA"]
 
