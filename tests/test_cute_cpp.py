@@ -24,16 +24,10 @@ folders, CUTLASS's first, ':'-separated) points it at headers outside the enviro
 from __future__ import annotations
 
 import concurrent.futures
-import functools
-import hashlib
-import importlib.metadata
-import importlib.util
-import json
 import math
 import os
 import random
 import re
-import shutil
 import subprocess
 import tempfile
 from collections import Counter, defaultdict
@@ -43,44 +37,15 @@ import pytest
 
 import labkit as lk
 from labkit.layout.int_tuple import S
+import cute_oracle
 from layout_gen import prime_factors
 
 # --------------------------------------------------------------------------- toolchain
 
-
-def _site_dirs():
-    env = os.environ.get("LABKIT_CUTE_INCLUDES")     # four folders, ':'-separated
-    if env:
-        return [Path(p) for p in env.split(":")]
-    spec = importlib.util.find_spec("cutlass_library")
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    cutlass = Path(list(spec.submodule_search_locations)[0]) / "source" / "include"
-    nv = importlib.util.find_spec("nvidia")
-    if nv is None or not nv.submodule_search_locations:
-        return None
-    roots = [Path(p) for p in nv.submodule_search_locations]
-
-    def find(sub, probe):
-        for r in roots:
-            d = r / sub / "include"
-            if (d / probe).exists():
-                return d
-        return None
-
-    dirs = [cutlass, find("cuda_runtime", "cuda_runtime.h"), find("cuda_nvcc", "crt/host_defines.h"),
-            find("cuda_cccl", "cuda/std/type_traits")]
-    if any(d is None for d in dirs) or not (cutlass / "cute" / "layout.hpp").exists():
-        return None
-    return dirs
-
-
-GXX = shutil.which("g++")
-INCLUDES = _site_dirs()
+GXX, INCLUDES, FLAGS = cute_oracle.GXX, cute_oracle.INCLUDES, cute_oracle.FLAGS
+save_cache = cute_oracle.save_cache
 pytestmark = pytest.mark.skipif(
-    GXX is None or INCLUDES is None,
-    reason="needs g++ and CuTe's headers (nvidia-cutlass, nvidia-cuda-runtime-cu12, "
-           "nvidia-cuda-nvcc-cu12, nvidia-cuda-cccl-cu12)")
+    not cute_oracle.available(), reason=cute_oracle.SKIP_REASON)
 
 # Cases per program. Each program pays a fixed g++ cost (the tensor oracle's first 60 cases took
 # 7.5 s of CPU as one program, its first 120 cases 8.5 s), but the cost of a program also grows
@@ -88,7 +53,6 @@ pytestmark = pytest.mark.skipif(
 # stay small.
 CHUNK = 80
 CACHE_VERSION = b"2"       # bump when the way results are read changes
-FLAGS = ["-std=c++17", "-O0", "-w", "-fno-diagnostics-show-caret", "-fdiagnostics-color=never"]
 
 HEADERS = """#include <cute/layout.hpp>
 #include <cstdio>
@@ -383,34 +347,7 @@ def make_cases():
 def _toolchain_key(program=PRELUDE.encode() + CACHE_VERSION):
     """A key of g++'s version, CUTLASS's headers, the flags and ``program`` (what the cases are
     compiled into): cached results are reused only while all of them stay the same."""
-    h = hashlib.sha256(_compiler_and_headers().encode())
-    h.update(" ".join(FLAGS).encode() + program)
-    return h.hexdigest()[:16]
-
-
-HEADER_DISTRIBUTIONS = ("nvidia-cutlass", "nvidia-cuda-runtime-cu12", "nvidia-cuda-nvcc-cu12",
-                        "nvidia-cuda-cccl-cu12")
-
-
-@functools.cache
-def _compiler_and_headers():
-    """g++'s version line, CUTLASS's version.h and the versions of the header distributions."""
-    ver = subprocess.run([GXX, "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    hdr = INCLUDES[0] / "cutlass" / "version.h"
-    parts = [ver, hdr.read_text() if hdr.exists() else str(INCLUDES[0])]
-    for name in HEADER_DISTRIBUTIONS:
-        try:
-            parts.append(f"{name}=={importlib.metadata.version(name)}")
-        except importlib.metadata.PackageNotFoundError:     # LABKIT_CUTE_INCLUDES: folders only
-            parts.append(f"{name}: " + ":".join(map(str, INCLUDES)))
-    return "\n".join(parts)
-
-
-def _cache_dir():
-    base = os.environ.get("LABKIT_CUTE_CPP_CACHE") or Path.home() / ".cache" / "labkit" / "cute_cpp"
-    d = Path(base)
-    d.mkdir(parents=True, exist_ok=True)
-    return d
+    return cute_oracle.toolchain_key(program)
 
 
 def _program(exprs, prelude=PRELUDE, statement="print({});"):
@@ -503,25 +440,6 @@ def compute_oracle(work):
     return cases, run_cases(cases, labkit_result, work, "results")
 
 
-def _read_cache(cache_file):
-    try:
-        return json.loads(cache_file.read_text())
-    except (FileNotFoundError, ValueError):
-        return {}
-
-
-def save_cache(cache_file, results):
-    """Merge ``results`` into the JSON cache file, replacing it atomically (runs side by side
-    may each add their cases; neither ever reads a half-written file)."""
-    cache = _read_cache(cache_file)
-    cache.update(results)
-    fd, tmp = tempfile.mkstemp(dir=cache_file.parent, prefix=cache_file.name, suffix=".tmp")
-    with os.fdopen(fd, "w") as f:
-        json.dump(cache, f)
-    os.chmod(tmp, 0o644)                # mkstemp's 0600 would hide the cache from other users
-    os.replace(tmp, cache_file)
-
-
 def _split(items, most):
     """``items`` in as few chunks of at most ``most`` as possible, and at least one per core
     (while there are items), of equal sizes."""
@@ -540,8 +458,8 @@ def run_cases(cases, labkit_result, work, cache_name, key=None, headers=HEADERS,
     ``<cache_name>-<key>.json``). The layout tests' other oracles call this with their own
     headers, program and key."""
     key = key or _toolchain_key()
-    cache_file = _cache_dir() / f"{cache_name}-{key}.json"
-    cache = _read_cache(cache_file)
+    cache_file = cute_oracle.cache_dir() / f"{cache_name}-{key}.json"
+    cache = cute_oracle.read_cache(cache_file)
     missing = list(dict.fromkeys(c.cpp for c in cases if c.cpp not in cache))
     if missing:
         _precompiled_header(work, headers, pch)

@@ -20,16 +20,14 @@ must be on before numba is imported) and, with ``-m gpu`` on an sm_90 GPU, on th
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import pytest
 from sim_child import run_child
+
+import cute_oracle
 
 import labkit as lk
 from labkit import sim
@@ -156,23 +154,6 @@ def test_atom_layouts_put_each_register_half_where_the_isa_stores_it(num, trans)
 
 # --- CuTe's headers, compiled (where g++ and the headers are installed) -----------------------
 
-def _include_dirs():
-    spec = importlib.util.find_spec("cutlass_library")
-    nv = importlib.util.find_spec("nvidia")
-    if spec is None or nv is None or not spec.submodule_search_locations or not nv.submodule_search_locations:
-        return None
-    cutlass = Path(list(spec.submodule_search_locations)[0]) / "source" / "include"
-    roots = [Path(p) for p in nv.submodule_search_locations]
-
-    def find(sub, probe):
-        return next((r / sub / "include" for r in roots if (r / sub / "include" / probe).exists()), None)
-
-    dirs = [cutlass, find("cuda_runtime", "cuda_runtime.h"), find("cuda_nvcc", "crt/host_defines.h"),
-            find("cuda_cccl", "cuda/std/type_traits")]
-    ok = all(d is not None for d in dirs) and (cutlass / "cute" / "atom" / "copy_traits_sm90.hpp").exists()
-    return dirs if ok else None
-
-
 CPP = r"""#include <cute/tensor.hpp>
 #include <cute/atom/copy_atom.hpp>
 #include <cute/atom/copy_traits_sm90.hpp>
@@ -195,16 +176,9 @@ int main() {
 
 
 def test_labkit_atoms_print_what_cute_cpp_prints():
-    gxx, dirs = shutil.which("g++"), _include_dirs()
-    if gxx is None or dirs is None:
-        pytest.skip("needs g++ and CuTe's headers (nvidia-cutlass and the CUDA header wheels)")
-    with tempfile.TemporaryDirectory() as tmp:
-        src, exe = Path(tmp) / "stsm.cpp", Path(tmp) / "stsm"
-        src.write_text(CPP)
-        cmd = [gxx, "-std=c++17", "-O0", "-w", *(f"-I{d}" for d in dirs), str(src), "-o", str(exe)]
-        built = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
-        assert built.returncode == 0, built.stderr[-3000:]
-        out = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60).stdout
+    if not cute_oracle.available():
+        pytest.skip(cute_oracle.SKIP_REASON)
+    out = cute_oracle.program_output(CPP)
     rows = [line.split("|") for line in out.splitlines() if line]
     assert sorted(r[0] for r in rows) == sorted(CUTE_ATOMS.values())
     for name, thr, src, dst, ref, vsrc, vdst, vref in rows:
