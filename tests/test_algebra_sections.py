@@ -20,6 +20,7 @@ import pytest
 from nbclient import NotebookClient
 
 import labkit as lk
+import cute_oracle
 import test_cute_cpp as cute
 
 pytestmark = cute.pytestmark      # g++ and CuTe's headers, as for test_cute_cpp
@@ -131,7 +132,7 @@ PAGES = sorted({page for page, _c in CASES})
 @pytest.fixture(scope="module")
 def cpp(tmp_path_factory):
     """{C++ expression: ('ok', text) | ('compile', static_assert text) | ('abort', '')}."""
-    cache_file = cute._cache_dir() / f"algebra-sections-{cute._toolchain_key()}.json"
+    cache_file = cute_oracle.cache_dir() / f"algebra-sections-{cute._toolchain_key()}.json"
     cache = json.loads(cache_file.read_text()) if cache_file.exists() else {}
     missing = [c.cpp for _p, c in CASES if c.cpp not in cache]
     if missing:

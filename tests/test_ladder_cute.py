@@ -10,9 +10,6 @@ loop computes: every offset of the thread's CuTe partitions must be one of them,
 
 from __future__ import annotations
 
-import hashlib
-import subprocess
-import tempfile
 from pathlib import Path
 
 import pytest
@@ -22,6 +19,8 @@ from labkit.cuda.kernels.gemm import STEPS
 from labkit.lab import ladder_cute as lc
 from labkit.lab import ladder_trace as lt
 from labkit.errors import LabkitError
+
+import cute_oracle
 
 S, X = lk.S, lk.X
 
@@ -155,11 +154,8 @@ def test_bad_arguments_are_named():
 
 
 def _cpp():
-    import test_cute_cpp as cpp
-
-    if cpp.GXX is None or cpp.INCLUDES is None:
-        pytest.skip("needs g++ and CuTe's headers (see tests/test_cute_cpp.py)")
-    return cpp
+    if not cute_oracle.available():
+        pytest.skip(cute_oracle.SKIP_REASON)
 
 
 PROGRAM = r"""#include <cute/tensor.hpp>
@@ -289,21 +285,10 @@ int main() {
 
 
 @pytest.fixture(scope="module")
-def cpp_out(tmp_path_factory):
+def cpp_out():
     """{(thread, name): (layout text, [offsets])} printed by PROGRAM (compiled once, then cached)."""
-    cpp = _cpp()
-    key = hashlib.sha256((cpp._toolchain_key() + PROGRAM).encode()).hexdigest()[:20]
-    cached = cpp._cache_dir() / f"ladder_cute_{key}.txt"
-    if cached.exists():
-        text = cached.read_text()
-    else:
-        work = Path(tempfile.mkdtemp(dir=tmp_path_factory.mktemp("ladder_cute")))
-        (work / "prog.cpp").write_text(PROGRAM)
-        done = subprocess.run([cpp.GXX, *cpp.FLAGS, *[f"-I{d}" for d in cpp.INCLUDES], "prog.cpp", "-o", "prog"],
-                              cwd=work, capture_output=True, text=True)
-        assert done.returncode == 0, done.stderr[-3000:]
-        text = subprocess.run([str(work / "prog")], capture_output=True, text=True, timeout=120, check=True).stdout
-        cached.write_text(text)
+    _cpp()
+    text = cute_oracle.program_output(PROGRAM)
     out, thread = {}, None
     for line in text.splitlines():
         if line.startswith("@"):
