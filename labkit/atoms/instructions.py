@@ -48,6 +48,9 @@ from dataclasses import dataclass
 
 from ..errors import InstructionError
 from .elements import ELEMENT_BITS, ELEMENTS
+# The warpgroup MMAs (128 threads, shared-memory descriptors) have their own table: instruction()
+# finds them by name or CuTe atom; INSTRUCTIONS (and everything iterating it) does not hold them.
+from .gmma_instructions import GMMA, GMMA_BY_ATOM, GmmaInstruction
 
 __all__ = ["ELEMENT_BITS", "ELEMENTS", "Instruction", "MmaInstruction", "LdmatrixInstruction",
            "StmatrixInstruction", "CpAsyncInstruction", "operand", "MMA", "LDMATRIX", "STMATRIX",
@@ -492,8 +495,9 @@ def instruction(name, kind: str | None = None) -> Instruction:
       ...
     labkit.errors.InstructionError: no instruction named 'SM80_16x8x32_S32U8U8S32_TN'; known: smem_addr, ...
     """
-    ins = name if isinstance(name, Instruction) else (
-        INSTRUCTIONS.get(name) or _BY_ATOM.get(name) or INLINE.get(name) if isinstance(name, str) else None)
+    ins = name if isinstance(name, (Instruction, GmmaInstruction)) else (
+        INSTRUCTIONS.get(name) or _BY_ATOM.get(name) or INLINE.get(name) or GMMA.get(name)
+        or GMMA_BY_ATOM.get(name) if isinstance(name, str) else None)
     if ins is not None and (kind is None or ins.kind == kind):
         return ins
     pool = [n for n, i in INSTRUCTIONS.items() if kind is None or i.kind == kind]

@@ -1,0 +1,113 @@
+"""A numpy model of ``wgmma.mma_async`` with A and B in shared memory (the SS form), M = 64, K = 16.
+
+The operands are read the way the PTX ISA's "Shared Memory Matrix Layout" describes, from the
+descriptors alone (``labkit.atoms.gmma_desc``): an operand is made of *core matrices* of 8 rows
+of 16 bytes; T = 16 bytes / element size elements share a row of one. With W = 1, 2, 4, 8 the
+16-byte chunks per swizzle row (INTERLEAVE, 32B, 64B, 128B), the byte offset of element
+(mn, k) of a 64 x 16 (A) or N x 16 (B) operand is
+
+* K-major, INTERLEAVE: row ``mn % 8`` at 16 B, 8-row group ``mn // 8`` at SBO; chunk ``k // T``
+  at LBO.
+* K-major, swizzled: row ``mn % 8`` at ``16 W`` B, group at SBO; chunk ``k // T`` at 16 B.
+* MN-major, INTERLEAVE: ``mn // T`` at SBO; K row ``k % 8`` at 16 B, ``k // 8`` at LBO.
+* MN-major, swizzled: chunk ``(mn // T) % W`` at 16 B, ``mn // (T W)`` at LBO; K row ``k % 8``
+  at ``16 W`` B, ``k // 8`` at SBO.
+
+plus ``(mn or k) % T`` elements inside the chunk. The start address is added and the swizzle then
+permutes the address bits: bits [4, 4+B) are XORed with bits [7, 7+B) (B = 0, 1, 2, 3), so a
+wrong LBO, SBO or swizzle mode reads the wrong bytes, as the hardware would. ``base_offset``
+other than 0 is not modelled (refused). ``D = A · Bᵀ + D`` (B is held N x K), shape (64, N).
+
+>>> import numpy as np
+>>> from labkit.atoms.gmma_desc import GmmaDescriptor
+>>> smem = np.zeros(4096, np.uint8)
+>>> smem[:2048].view(np.float16)[:] = 1          # A: 64 x 16 ones, B: 8 x 16 ones
+>>> da = GmmaDescriptor(leading_byte_offset=8, stride_byte_offset=16).encode()   # 128 B, 256 B
+>>> db = GmmaDescriptor(start_address=64, leading_byte_offset=8, stride_byte_offset=16).encode()
+>>> wgmma_ss(smem, da, db, n=8)[0, :3]
+array([16., 16., 16.], dtype=float32)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import LayoutError
+from ..layout import Swizzle
+from ..atoms.gmma_desc import LayoutType, decode
+
+__all__ = ["wgmma_ss", "operand_addresses"]
+
+_W = {LayoutType.INTERLEAVE: 1, LayoutType.B32: 2, LayoutType.B64: 4, LayoutType.B128: 8}
+_B = {LayoutType.INTERLEAVE: 0, LayoutType.B32: 1, LayoutType.B64: 2, LayoutType.B128: 3}
+_ELEMENTS = {"f16": 2, "bf16": 2}
+
+
+def operand_addresses(desc: int, rows: int, major: str, element_bytes: int = 2) -> np.ndarray:
+    """The swizzled shared-memory byte address of every element of a ``rows`` x K operand
+    (K = 32 bytes) described by ``desc``: an int64 array of shape (rows, 32 // element_bytes).
+
+    >>> from labkit.atoms.gmma_desc import GmmaDescriptor
+    >>> d = GmmaDescriptor(stride_byte_offset=64, leading_byte_offset=1, layout_type="B128")
+    >>> operand_addresses(d.encode(), 64, "K")[1, :9:8].tolist()      # row 1: chunks 1, 0 swapped
+    [144, 128]
+    """
+    d = decode(desc)
+    if d.base_offset:
+        raise LayoutError(f"desc: base_offset={d.base_offset} is not modelled (0 only)")
+    if major not in ("K", "MN"):
+        raise LayoutError(f"major must be 'K' or 'MN', got {major!r}")
+    if rows <= 0 or rows % 8:
+        raise LayoutError(f"rows={rows} must be a positive multiple of 8")
+    t = 16 // element_bytes
+    w = _W[d.layout_type]
+    lbo, sbo = d.leading_bytes, d.stride_bytes
+    mn = np.arange(rows)[:, None]
+    k = np.arange(2 * t)[None, :]
+    inter = d.layout_type is LayoutType.INTERLEAVE
+    if major == "K":
+        off = (mn % 8) * (16 if inter else 16 * w) + (mn // 8) * sbo + (k % t) * element_bytes
+        off = off + (k // t) * (lbo if inter else 16)
+    else:
+        within = (mn % t) * element_bytes
+        if inter:
+            off = within + (mn // t) * sbo + (k % 8) * 16 + (k // 8) * lbo
+        else:
+            off = (within + ((mn // t) % w) * 16 + (mn // (t * w)) * lbo
+                   + (k % 8) * 16 * w + (k // 8) * sbo)
+    return Swizzle(_B[d.layout_type], 4, 3)(d.start_address_bytes + off)
+
+
+def _read(smem, addr, element):
+    if addr.max() + 2 > smem.size:
+        raise LayoutError(f"the descriptor reads byte {int(addr.max()) + 1}, past the "
+                          f"{smem.size}-byte shared memory")
+    lo = smem[addr].astype(np.uint16)
+    hi = smem[addr + 1].astype(np.uint16)
+    bits = lo | (hi << 8)
+    if element == "f16":
+        return bits.view(np.float16).astype(np.float64)
+    return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
+
+
+def wgmma_ss(smem, desc_a: int, desc_b: int, n: int, element: str = "f16", accum: str = "f32",
+             d=None, a_major: str = "K", b_major: str = "K") -> np.ndarray:
+    """``D = A · Bᵀ + D`` for ``wgmma.mma_async.sync.aligned.m64n{n}k16.{accum}.{element}`` with
+    A (64 x 16) and B (n x 16) read from ``smem`` (a uint8 array) through their descriptors;
+    ``a_major``/``b_major`` are the instruction's transpose choices (K or MN). Returns (64, n).
+    """
+    if not isinstance(smem, np.ndarray) or smem.dtype != np.uint8 or smem.ndim != 1:
+        raise LayoutError("smem must be a one-dimensional numpy uint8 array")
+    if element not in _ELEMENTS:
+        raise LayoutError(f"element must be 'f16' or 'bf16', got {element!r}")
+    if accum not in ("f32", "f16") or (element == "bf16" and accum != "f32"):
+        raise LayoutError(f"accum={accum!r}: f16 inputs accumulate in f32 or f16, bf16 in f32")
+    if isinstance(n, bool) or not isinstance(n, int) or not (8 <= n <= 256 and n % 8 == 0):
+        raise LayoutError(f"n={n!r} must be a multiple of 8 from 8 to 256")
+    a = _read(smem, operand_addresses(desc_a, 64, a_major), element)
+    b = _read(smem, operand_addresses(desc_b, n, b_major), element)
+    out = np.float32 if accum == "f32" else np.float16
+    c = np.zeros((64, n)) if d is None else np.asarray(d, dtype=np.float64)
+    if c.shape != (64, n):
+        raise LayoutError(f"d must have shape (64, {n}), got {c.shape}")
+    return (c + a @ b.T).astype(out)
