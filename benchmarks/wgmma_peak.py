@@ -140,9 +140,10 @@ def main():
         tflops = blocks * wg * iters * steps * FLOP_PER_WGMMA / (ms * 1e-3) / 1e12
         regs = None
         try:
-            regs = int(kern.dispatcher.get_regs_per_thread())
-        except Exception:
-            pass
+            got_regs = kern.dispatcher.get_regs_per_thread()          # a dict by signature, or an int
+            regs = int(next(iter(got_regs.values())) if isinstance(got_regs, dict) else got_regs)
+        except Exception as e:
+            print("no register count:", type(e).__name__, str(e)[:200])
         row = dict(warpgroups_per_cta=wg, wgmma_per_group=steps, ctas=blocks, threads=threads, iters=iters,
                    registers=regs, median_ms=round(ms, 4), runs_ms=[round(x, 4) for x in times],
                    tflops=round(tflops, 1), mismatches=bad, options=opts)
@@ -151,7 +152,8 @@ def main():
               f"{tflops:6.1f} TFLOP/s ({ms:.2f} ms, exact: {bad == 0})", flush=True)
         if args.sass and len(rows) == 1:
             try:
-                Path(args.sass).write_text(kern.dispatcher.inspect_sass())
+                sass = kern.dispatcher.inspect_sass()
+                Path(args.sass).write_text("\n".join(sass.values()) if isinstance(sass, dict) else sass)
             except Exception as e:
                 print("no SASS:", type(e).__name__, str(e)[:200])
     import importlib.metadata as md
