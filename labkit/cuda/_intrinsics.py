@@ -284,3 +284,16 @@ def cp_async_wait_group(typingctx, n):
         return _void_asm(context, builder, ASM["cp_async_wait_group"].replace("$0", str(value)))
 
     return sig, codegen
+
+
+# ---------------------------------------------------------------------------------------------
+# wgmma (Hopper, sm_90a): the WGMMA_PTX table of labkit.atoms.wgmma_ptx, each intrinsic made by
+# labkit.cuda._wgmma_intrinsics from its entry; plus its two helpers (no instruction).
+
+from labkit.atoms.wgmma_ptx import WGMMA_PTX  # noqa: E402
+from labkit.cuda import _wgmma_intrinsics as _wgmma  # noqa: E402
+
+_bind(WGMMA_PTX, _wgmma.make)
+ASM.update({name: ins.asm for name, ins in WGMMA_PTX.items()})
+wgmma_zeros = _wgmma.wgmma_zeros
+wgmma_fence_operand = _wgmma.wgmma_fence_operand

@@ -30,7 +30,8 @@ from numba import cuda
 from labkit.cuda import ptx
 from labkit.errors import DeviceError, InstructionError
 
-__all__ = ["jit", "Kernel", "required_sm", "device_sm", "device_name", "simulate_sm", "sm_name", "check_sm"]
+__all__ = ["jit", "Kernel", "required_sm", "device_sm", "device_name", "simulate_sm", "sm_name", "check_sm",
+           "check_arch"]
 
 _simulated_sm = [None]
 
@@ -172,6 +173,22 @@ def check_sm(need: int, what: str, uses=()) -> int:
     return sm
 
 
+def check_arch(what: str, uses=()) -> None:
+    """Raise :class:`InstructionError` unless the current device runs the arch-specific PTX among
+    ``uses`` (entries whose ``arch`` is set, e.g. ``"sm_90a"``: wgmma): such PTX runs on that one
+    SM only (sm_90a: compute capability 9.0, Hopper), not on older or newer GPUs."""
+    specific = [u for u in uses if getattr(u, "arch", "")]
+    if not specific:
+        return
+    sm = device_sm()
+    for u in specific:
+        need = int(u.arch[len("sm_"):].rstrip("a"))
+        if sm != need:
+            raise InstructionError(
+                f"{what} needs {u.arch}, i.e. an {sm_name(need)} GPU (Hopper: H100, H200): {u.ptx} is "
+                f"arch-specific PTX that no other SM runs; the current device is {device_name()}")
+
+
 class Kernel:
     """A ``numba.cuda`` kernel that knows its minimum SM and checks it before each launch.
 
@@ -192,6 +209,7 @@ class Kernel:
 
     def check(self) -> int:
         """Raise :class:`DeviceError` if the current device cannot run this kernel; return its SM."""
+        check_arch(f"kernel {self.__name__!r}", self.uses)
         return check_sm(self.min_sm, f"kernel {self.__name__!r}", self.uses)
 
     def __getitem__(self, config):

@@ -112,8 +112,34 @@ def min_sm(instruction) -> int:
     80
     """
     if isinstance(instruction, str):
-        return _registry.instruction(instruction).min_sm
+        return (WGMMA_PTX.get(instruction) or _registry.instruction(instruction)).min_sm
     ins = instruction_of(instruction)
     if ins is None:
         raise InstructionError(f"instruction must be a labkit.cuda.ptx instruction or its name; got {instruction!r}")
     return ins.min_sm
+
+
+# --- Hopper's warpgroup MMA (sm_90a): the WGMMA_PTX table of labkit.atoms.wgmma_ptx ------------
+# ``wgmma_fence``, ``wgmma_commit_group``, ``wgmma_wait_group(n)``, ``fence_proxy_async_shared_cta``,
+# ``wgmma_m64n{8,64,128,256}k16_f32f16f16(desc_a, desc_b, acc, scale_d, 1, 1, 0, 0)`` and the helpers
+# ``wgmma_zeros(n)``, ``wgmma_fence_operand(acc)`` (see labkit.cuda._wgmma_intrinsics). They have
+# no simulator twin: under the CUDA simulator each name raises DeviceError when called.
+from labkit.atoms.wgmma_ptx import WGMMA_PTX  # noqa: E402
+from labkit.errors import DeviceError  # noqa: E402
+
+WGMMA_HELPERS = ("wgmma_zeros", "wgmma_fence_operand")
+
+
+def _no_twin(name):
+    def simulated(*args):
+        raise DeviceError(f"{name} has no CUDA-simulator twin: wgmma runs only on an sm_90a GPU "
+                          f"(Hopper: H100, H200)")
+
+    simulated.__name__ = name
+    return simulated
+
+
+for _name in (*WGMMA_PTX, *WGMMA_HELPERS):
+    globals()[_name] = _no_twin(_name) if SIMULATED else getattr(_impl, _name)
+    __all__.append(_name)
+_BY_ID.update({id(globals()[name]): WGMMA_PTX[name] for name in WGMMA_PTX})
