@@ -348,7 +348,7 @@ def figures(run: str, results: Path | str = RESULTS) -> dict[str, float]:
 def run_info(run: str, results: Path | str = RESULTS) -> dict:
     """Where and with what ``run`` was measured: date, GPU, clocks, driver and versions."""
     rec = record(run, results)
-    env = rec.get("run") or rec.get("environment") or {}
+    env = rec.get("run") or rec.get("environment") or rec
     return {k: env[k] for k in _INFO if k in env}
 
 
