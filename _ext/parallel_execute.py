@@ -72,7 +72,7 @@ def execute_in_parallel(app, env, docnames):
     if workers < 2:
         return
     cache, jobs = _to_execute(app, env, docnames)
-    if len(jobs) < 2:
+    if not jobs:
         return
     from jupyter_cache.base import CacheBundleIn
     from jupyter_cache.cache.db import NbProjectRecord

@@ -19,16 +19,25 @@ Hypothesis runs the ``ci`` profile (derandomized) when ``CI`` is set, else ``dev
 
 from __future__ import annotations
 
+import contextlib
+import copy
+import fcntl
 import functools
+import hashlib
+import http.server
 import importlib.metadata
 import importlib.util
 import os
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+import book_site
 
 from labkit.driver import cuda_device_count
 
@@ -106,21 +115,160 @@ def repo_root() -> Path:
     return REPO
 
 
+def _shared_dir(tmp_path_factory) -> Path:
+    """A folder every pytest-xdist worker of this run shares (the run's own temporary root)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "shared"
+    shared.mkdir(exist_ok=True)
+    return shared
+
+
+@contextlib.contextmanager
+def _locked(path: Path):
+    """Hold an exclusive lock on ``path`` (one worker at a time does what it guards)."""
+    with open(path, "a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _read_notebook(path: Path):
+    """A page (MyST markdown, read by jupytext as the book's build reads it) or a lab notebook."""
+    import jupytext
+    import nbformat
+    return jupytext.read(path) if path.suffix == ".md" else nbformat.read(path, as_version=4)
+
+
+def _page_key(path: Path) -> str:
+    rel = path.resolve().relative_to(REPO).as_posix()
+    return rel.replace("/", "__") + "." + hashlib.sha256(path.read_bytes()).hexdigest()[:12] + ".ipynb"
+
+
+def _from_book(shared: Path, nb):
+    """``nb`` executed, from the jupyter-cache of this run's book build; while the book is being
+    built, wait for the page to arrive there. None when the build has not run it."""
+    from jupyter_cache import get_cache
+
+    folder = shared / "book" / "_build" / ".jupyter_cache"
+    while True:
+        building = (shared / "book.building").is_file()
+        if (folder / "global.db").is_file():
+            try:
+                return get_cache(folder).merge_match_into_notebook(nb)[1]
+            except KeyError:
+                pass
+        if not building:
+            return None
+        time.sleep(2)
+
+
+@pytest.fixture(scope="session")
+def executed_page(tmp_path_factory):
+    """``executed_page(path)``: the page or lab at ``path`` executed (a fresh copy each call).
+
+    Each notebook runs once per test run, whichever worker asks first: the executed notebook is
+    kept in a folder the workers share, and the book build (:func:`built_book`) takes what is
+    there into its jupyter-cache instead of running it again; a page the build ran first is read
+    from that cache. The kernel starts in the page's folder, as in the book build.
+    """
+    import nbformat
+    from nbclient import NotebookClient
+
+    shared = _shared_dir(tmp_path_factory)
+    (shared / "executed").mkdir(exist_ok=True)
+
+    def execute(path: Path):
+        path = Path(path)
+        out = shared / "executed" / _page_key(path)
+        with _locked(out.with_suffix(".lock")):
+            if not out.is_file():
+                nb = _read_notebook(path)
+                done = _from_book(shared, nb)
+                if done is None:
+                    NotebookClient(nb, timeout=600, kernel_name="python3",
+                                   resources={"metadata": {"path": str(path.parent)}}).execute()
+                else:
+                    nb = done
+                tmp = out.with_suffix(".tmp")
+                nbformat.write(nb, tmp)
+                os.replace(tmp, out)
+        return copy.deepcopy(nbformat.read(out, as_version=4))
+
+    return execute
+
+
+def _seed_book_cache(shared: Path, cache_dir: Path) -> int:
+    """Put every notebook the tests already executed into the book's jupyter-cache."""
+    import nbformat
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    cache, seeded = get_cache(cache_dir), 0
+    for done in sorted((shared / "executed").glob("*.ipynb")):
+        rel = done.name.rsplit(".", 2)[0].replace("__", "/")
+        source = REPO / rel
+        if not source.is_file() or _page_key(source) != done.name:
+            continue
+        nb = nbformat.read(done, as_version=4)
+        cache.cache_notebook_bundle(CacheBundleIn(nb, str(source)), check_validity=False, overwrite=True)
+        seeded += 1
+    return seeded
+
+
 @pytest.fixture(scope="session")
 def built_book(tmp_path_factory) -> Path:
-    """Build the book once per session into a temporary folder and return its HTML folder.
+    """Build the book once per test run (shared by the workers) and return its HTML folder.
 
-    The build is the README's (``jupyter-book build .``) with warnings as errors.
+    The build is the README's (``jupyter-book build .``) with warnings as errors. Pages the tests
+    already executed (:func:`executed_page`) go into its jupyter-cache first, so none runs twice;
+    ``build.log`` says how many.
     """
-    out = tmp_path_factory.mktemp("book")
-    cmd = [
-        sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build", str(REPO),
-        "--path-output", str(out), "-W", "-n", "--keep-going",
-    ]
-    done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1800)
-    (out / "build.log").write_text(done.stdout + done.stderr)
-    if done.returncode != 0:
-        pytest.fail(f"jupyter-book build failed:\n{done.stdout[-6000:]}\n{done.stderr[-6000:]}")
+    shared = _shared_dir(tmp_path_factory)
+    (shared / "executed").mkdir(exist_ok=True)
+    out = shared / "book"
     html = out / "_build" / "html"
+    with _locked(shared / "book.lock"):
+        failed = shared / "book.failed"
+        if failed.is_file():
+            pytest.fail(failed.read_text())
+        if not (html / "index.html").is_file():
+            cache_dir = out / "_build" / ".jupyter_cache"
+            cache_dir.parent.mkdir(parents=True, exist_ok=True)
+            with _locked(shared / "executed.lock"):
+                seeded = _seed_book_cache(shared, cache_dir)
+            (shared / "book.building").touch()
+            cmd = [
+                sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build", str(REPO),
+                "--path-output", str(out), "-W", "-n", "--keep-going",
+            ]
+            try:
+                done = subprocess.run(cmd, cwd=REPO, capture_output=True, text=True, timeout=1800)
+            finally:
+                (shared / "book.building").unlink()
+            (out / "build.log").write_text(f"seeded {seeded} notebooks the tests executed\n"
+                                           + done.stdout + done.stderr)
+            if done.returncode != 0:
+                failed.write_text(f"jupyter-book build failed:\n{done.stdout[-6000:]}\n{done.stderr[-6000:]}")
+                pytest.fail(failed.read_text())
     assert (html / "index.html").is_file()
     return html
+
+
+@pytest.fixture(scope="module")
+def html_dir(request) -> Path:
+    """``BOOK_HTML`` when set (a book built elsewhere), else a fresh ``_build/html``, else a build."""
+    given = os.environ.get("BOOK_HTML")
+    return Path(given) if given else (book_site.fresh_build() or request.getfixturevalue("built_book"))
+
+
+@pytest.fixture(scope="module")
+def book_url(html_dir):
+    handler = functools.partial(book_site.QuietHandler, directory=str(html_dir))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()

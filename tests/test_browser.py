@@ -11,87 +11,20 @@ devices (0,1) and (1,1), offset 19; a column of sectors is read in 8 cycles row-
 per cycle, and in 1 cycle swizzled), from the issue's limits (text >= 10 px at 1366 px, tap
 targets >= 24 px, pages no wider than the screen, <= 700 KB a page, <= 12 MB in all; a first view
 of any page <= 1.2 MB in <= 20 requests at 1366 and 390 px) and from the themes' markup (the ☰ and
-contents buttons open ``<dialog>`` elements). The built pages are also read as HTML: every measured
-figure a page cites is on the Measurements page with the same value, every "chapter N" is a link
-that carries the chapter's title, labs and exercises link their chapters and each other, and no
-glue/myst_nb code is shown.
+contents buttons open ``<dialog>`` elements). The built pages read as HTML are
+``test_built_pages.py``'s.
 """
 
 from __future__ import annotations
 
-import functools
-import http.server
-import os
 import re
-import threading
-from pathlib import Path
 
 import pytest
 import yaml
 
+from book_site import CHROMIUM_ARGS, DESKTOP, PAGES, PHONE, REPO, toc_pages as _toc_pages
+
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-REPO = Path(__file__).resolve().parents[1]
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
-DESKTOP = {"width": 1366, "height": 900}
-PHONE = {"width": 390, "height": 844}
-
-
-def _toc_pages() -> list[tuple[str, str]]:
-    """(part caption, page path without suffix) of every page ``_toc.yml`` lists, in order."""
-    toc = yaml.safe_load((REPO / "_toc.yml").read_text())
-    out = [("", toc["root"])]
-
-    def walk(caption, entries):
-        for e in entries or []:
-            if "file" in e:
-                out.append((caption, e["file"]))
-            walk(caption, e.get("sections"))
-
-    for part in toc.get("parts", []):
-        walk(part.get("caption", ""), part.get("chapters"))
-    walk("", toc.get("chapters"))
-    return out
-
-
-PAGES = [p for _, p in _toc_pages()]
-
-
-def _fresh_build() -> Path | None:
-    """The repository's own ``_build/html`` when it is newer than every source it shows."""
-    html = REPO / "_build" / "html"
-    page = html / "book" / "gallery.html"
-    if not page.is_file():
-        return None
-    sources = [*REPO.glob("book/**/*.md"), *REPO.glob("book/_static/*"), *REPO.glob("labkit/**/*.py"),
-               *REPO.glob("_ext/*.py"), *REPO.glob("notebooks/**/*.ipynb"), *REPO.glob("exercises/**/*.ipynb"),
-               REPO / "_config.yml", REPO / "_toc.yml"]
-    newest = max(p.stat().st_mtime for p in sources if p.exists())
-    return html if page.stat().st_mtime > newest else None
-
-
-class _Handler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
-@pytest.fixture(scope="module")
-def html_dir(request) -> Path:
-    """``BOOK_HTML`` when set (a book built elsewhere), else a fresh ``_build/html``, else a build."""
-    given = os.environ.get("BOOK_HTML")
-    return Path(given) if given else (_fresh_build() or request.getfixturevalue("built_book"))
-
-
-@pytest.fixture(scope="module")
-def book_url(html_dir):
-    handler = functools.partial(_Handler, directory=str(html_dir))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}"
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.fixture(scope="module")
@@ -563,17 +496,20 @@ def test_every_lab_exercise_and_chapter_opens_in_colab(visited):
 
 
 def test_notebooks_execute_side_by_side(built_book):
-    """_ext/parallel_execute.py runs every executed page before Sphinx reads them, one kernel per
-    core, into the jupyter-cache; myst-nb then takes every page from the cache and executes none
-    itself (a page it executed would say "Executing notebook")."""
+    """_ext/parallel_execute.py runs every executed page the jupyter-cache lacks before Sphinx
+    reads them, one kernel per core; myst-nb then takes every page from the cache and executes
+    none itself (a page it executed would say "Executing notebook"). The tests' build first puts
+    the pages the tests already ran into the cache (conftest's ``executed_page``)."""
     log = (built_book.parents[1] / "build.log").read_text()
+    seeded = int(re.match(r"seeded (\d+) notebooks", log).group(1))
     found = re.search(r"executed (\d+) of (\d+) notebooks", log)
+    ran = int(found.group(1)) if found else 0
+    assert found is None or found.group(1) == found.group(2), found
     toc = (REPO / "_toc.yml").read_text()
     pages = len(re.findall(r"(?:root|file): (?:book|notebooks)/", toc))   # intro, chapters, labs, appendix
-    assert found and int(found.group(1)) == int(found.group(2)) == pages, found
+    assert seeded + ran == pages, (seeded, ran, pages)
     assert "Executing notebook" not in log
     assert log.count("Using cached notebook") == pages
-
 
 
 # -- weight: each page's first view ------------------------------------------------------------
@@ -581,194 +517,43 @@ def test_notebooks_execute_side_by_side(built_book):
 MAX_BYTES, MAX_REQUESTS = 1_200_000, 20
 
 
-def _first_view(browser, base, html_dir, path, size):
-    """(bytes, requests, the requested files) of ``path`` opened in an empty browser context:
-    every request but ``data:`` URLs, bytes as the files served (uncompressed)."""
+def _first_views(browser, base, html_dir, paths, size, at_once=6):
+    """{path: (bytes, requests, the requested files)} of each page opened in an empty browser
+    context: every request but ``data:`` URLs, bytes as the files served (uncompressed). Pages
+    load ``at_once`` side by side (each in its own context), so their network waits overlap."""
     from urllib.parse import unquote, urlparse
-    tab = Tab(browser, base, size, touch=size is PHONE)
-    try:
-        tab.open(path, wait="networkidle")
-        tab.page.wait_for_timeout(200)
-        urls = [u for u in tab.requests if not u.startswith("data:")]
-    finally:
-        tab.close()
-    files = [html_dir / unquote(urlparse(u).path).lstrip("/") for u in urls]
-    sizes = {f.relative_to(html_dir).as_posix(): f.stat().st_size for f in files if f.is_file()}
-    return sum(f.stat().st_size for f in files if f.is_file()), len(urls), sizes
+    out = {}
+    for start in range(0, len(paths), at_once):
+        batch = [(path, Tab(browser, base, size, touch=size is PHONE)) for path in paths[start:start + at_once]]
+        try:
+            for path, tab in batch:
+                tab.page.goto(f"{base}/{path}.html", wait_until="commit")
+            for path, tab in batch:
+                tab.page.wait_for_load_state("networkidle")
+                tab.page.wait_for_function(
+                    "[...document.querySelectorAll('.lkf')].every(e => e.dataset.ready === '1')", timeout=20000)
+            batch[-1][1].page.wait_for_timeout(200)
+        finally:
+            for _, tab in batch:
+                tab.close()
+        for path, tab in batch:
+            urls = [u for u in tab.requests if not u.startswith("data:")]
+            files = [html_dir / unquote(urlparse(u).path).lstrip("/") for u in urls]
+            sizes = {f.relative_to(html_dir).as_posix(): f.stat().st_size for f in files if f.is_file()}
+            out[path] = (sum(f.stat().st_size for f in files if f.is_file()), len(urls), sizes)
+    return out
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1366px", "390px"])
 def test_every_page_weighs_at_most_1_2_mb_in_at_most_20_requests(browser, book_url, html_dir, size):
-    heavy = {}
-    for path in PAGES:
-        total, count, files = _first_view(browser, book_url, html_dir, path, size)
-        if total > MAX_BYTES or count > MAX_REQUESTS:
-            heavy[path] = (total, count, sorted(files.items(), key=lambda f: -f[1])[:5])
+    heavy = {path: (total, count, sorted(files.items(), key=lambda f: -f[1])[:5])
+             for path, (total, count, files) in _first_views(browser, book_url, html_dir, PAGES, size).items()
+             if total > MAX_BYTES or count > MAX_REQUESTS}
     assert heavy == {}
+    # the check sees what a first view loads: a page's own HTML, its scripts and its styles
+    views = _first_views(browser, book_url, html_dir, ["book/05_swizzle"], size)
+    total, count, files = views["book/05_swizzle"]
+    assert "book/05_swizzle.html" in files and any(f.endswith(".css") for f in files) and count >= 3, files
 
 
 # -- the built pages: figures, links, no plumbing ----------------------------------------------
-
-def _soup(html_dir, path):
-    from bs4 import BeautifulSoup
-    return BeautifulSoup((html_dir / f"{path}.html").read_text(encoding="utf-8"), "html.parser")
-
-
-def _article(html_dir, path):
-    return _soup(html_dir, path).select_one("article.bd-article")
-
-
-def _number(text: str) -> float:
-    return float(text.replace(",", "").replace("\u2212", "-"))
-
-
-def _decimals(text: str) -> int:
-    return len(text.split(".")[1]) if "." in text and "e" not in text.lower() else 0
-
-
-def test_every_cited_figure_is_on_the_measurements_page_with_the_same_value(html_dir):
-    from labkit.lab import measurements
-    page = _article(html_dir, "book/measurements")
-    listed = {}
-    for span in page.select("span.lk-measured"):
-        listed.setdefault((span["data-run"], span["data-figure"]), set()).add(span["data-value"])
-    # every run the book cites is listed with its date, machine and versions
-    runs = {run for run, _ in listed}
-    assert runs == set(measurements.RUNS.values())
-    info = page.get_text(" ")
-    for run in runs:
-        for key, value in measurements.run_info(run).items():
-            if key in ("date", "gpu", "device", "nvidia-smi", "driver", "python", "numba"):
-                assert str(value) in info, (run, key)
-    cited, missing, differ = 0, [], []
-    for path in PAGES:
-        if path == "book/measurements":
-            continue
-        for span in _article(html_dir, path).select("span.lk-measured"):
-            cited += 1
-            key = (span["data-run"], span["data-figure"])
-            if key not in listed:
-                missing.append((path, key))
-                continue
-            value = float(span["data-value"])
-            shown = span.get_text()
-            # the same recorded value, and the page shows it correctly rounded
-            if {float(v) for v in listed[key]} != {value} or \
-                    abs(_number(shown) - value) > 0.5 * 10 ** -_decimals(shown) * (1 + 1e-9) + 1e-12:
-                differ.append((path, key, shown, listed[key]))
-    assert cited >= 60 and missing == [] and differ == []
-
-
-def test_no_measured_figure_is_left_as_source(html_dir):
-    for path in PAGES:
-        text = _article(html_dir, path).get_text(" ")
-        assert "{measured}" not in text and "{glue" not in text, path
-
-
-_CHAPTER = __import__("re").compile(r"\b[Cc]hapters?\s+(\d+[a-e]?)\b")
-
-
-def _titles(html_dir):
-    """page path -> its title without the chapter number, for every chapter page."""
-    out = {}
-    for cap, path in _toc_pages():
-        if cap == "Chapters":
-            h1 = _article(html_dir, path).find("h1").get_text(" ", strip=True).rstrip("#¶ ")
-            number, title = h1.split(" ", 1)
-            out[path] = (number.rstrip("."), " ".join(title.split()))
-    return out
-
-
-def test_chapters_are_numbered_and_every_chapter_reference_is_a_link_with_the_title(html_dir):
-    titles = _titles(html_dir)
-    numbers = [n for n, _ in titles.values()]
-    assert numbers == ["1", "2", "2b", "2c", "3", "4", "5", "6a", "6b", "6c", "6d", "6e", "6f"]
-    # the sidebar shows the numbers
-    nav = _soup(html_dir, "book/intro").select_one("nav.bd-docs-nav").get_text(" ")
-    for number, title in titles.values():
-        assert f"{number}. " in " ".join(nav.split()), number
-    bad, links = [], 0
-    for path in PAGES:
-        article = _article(html_dir, path)
-        for node in article.find_all(string=_CHAPTER):
-            if node.find_parent(["pre", "script", "style"]) is not None:
-                continue
-            link = node.find_parent("a")
-            for m in _CHAPTER.finditer(node):
-                if link is None:
-                    bad.append((path, "no link", str(node).strip()[:80]))
-                    continue
-                href = link.get("href", "").split("#")[0]
-                target = (Path(path).parent / href).as_posix()
-                target = __import__("posixpath").normpath(target).removesuffix(".html")
-                text = " ".join(link.get_text(" ").split())
-                number, title = titles.get(target, (None, None))
-                ref = m.group(1)          # "chapter 6" may lead to any of 6a-6e, "chapter 6c" to 6c only
-                squeeze = lambda t: "".join(t.split())       # noqa: E731 - code elements split words
-                if number is None or squeeze(title) not in squeeze(text) or not (
-                        number == ref or (ref.isdigit() and number[:-1] == ref and number[-1].isalpha())):
-                    bad.append((path, target, text))
-                links += 1
-    assert links >= 40 and bad == []
-
-
-def _links(html_dir, path):
-    """The pages ``path`` links to from its text (toc paths)."""
-    import posixpath
-    out = set()
-    for a in _article(html_dir, path).select("a.reference.internal"):
-        href = a.get("href", "").split("#")[0]
-        if href:
-            out.add(posixpath.normpath((Path(path).parent / href).as_posix()).removesuffix(".html"))
-    return out
-
-
-def test_labs_and_exercises_link_their_chapters_and_each_other_by_title(html_dir):
-    import re
-    chapters = [p for cap, p in _toc_pages() if cap == "Chapters"]
-    labs = [p for cap, p in _toc_pages() if cap == "Labs"]
-    exercises = [p for cap, p in _toc_pages() if cap == "Exercises"]
-    named_by = {p: set() for p in labs + exercises}             # lab/exercise -> chapters that name it
-    partners = {p: set() for p in labs + exercises}
-    for chapter in chapters:
-        article = _article(html_dir, chapter)
-        section = article.select_one("section#lab-and-exercise")
-        linked = _links(html_dir, chapter) if section is None else {
-            __import__("posixpath").normpath((Path(chapter).parent / a["href"].split("#")[0]).as_posix())
-            .removesuffix(".html") for a in section.select("a.reference.internal")}
-        lab = [p for p in linked if p in labs]
-        ex = [p for p in linked if p in exercises]
-        for p in lab + ex:
-            named_by[p].add(chapter)
-        for a in lab:
-            partners[a].update(ex)
-        for e in ex:
-            partners[e].update(lab)
-    problems = []
-    for page in labs + exercises:
-        links = _links(html_dir, page)
-        if not named_by[page] & links:
-            problems.append((page, "links none of its chapters", sorted(named_by[page])))
-        if not partners[page] <= links:
-            problems.append((page, "does not link", sorted(partners[page] - links)))
-        article = _article(html_dir, page)
-        # every link to a page carries words (its title), and no repository path stands in for one
-        for a in article.select("a.reference.internal"):
-            if len(a.get_text(strip=True)) < 4:
-                problems.append((page, "bare link", str(a)[:80]))
-        for code in article.select("code"):
-            if code.find_parent("pre") is None and re.search(r"(notebooks|exercises|book)/[\w/]+\.(ipynb|md)\b",
-                                                           code.get_text()):
-                problems.append((page, "repository path", code.get_text()))
-    assert problems == []
-
-
-def test_no_glue_or_myst_nb_code_is_shown(html_dir):
-    shown = {}
-    for path in PAGES:
-        article = _article(html_dir, path)
-        for cell in article.select("div.cell_input, div.highlight"):
-            text = cell.get_text()
-            if "glue(" in text or "myst_nb" in text:
-                shown.setdefault(path, []).append(text.strip()[:60])
-    assert shown == {}

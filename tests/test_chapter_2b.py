@@ -50,12 +50,8 @@ def stream_text(cell) -> str:
 
 
 @pytest.fixture(scope="module")
-def page():
-    jupytext, _, NotebookClient = notebook_tools()
-    nb = jupytext.read(PAGE)
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(PAGE.parent)}}).execute()
-    return nb
+def page(executed_page):
+    return executed_page(PAGE)
 
 
 # What CuTe C++ prints for the page's calls (A = make_layout(make_shape(1000, 776)), tiler
@@ -324,12 +320,8 @@ def test_grid_is_ceil_div():
 
 
 @pytest.fixture(scope="module")
-def lab():
-    _, nbformat, NotebookClient = notebook_tools()
-    nb = nbformat.read(LAB, as_version=4)
-    NotebookClient(nb, timeout=900, kernel_name="python3",
-                   resources={"metadata": {"path": str(LAB.parent)}}).execute()
-    return nb
+def lab(executed_page):
+    return executed_page(LAB)
 
 
 def test_lab_is_a_colab_lab_of_small_experiments():

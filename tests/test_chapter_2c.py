@@ -10,9 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import jupytext
 import pytest
-from nbclient import NotebookClient
 
 REPO = Path(__file__).resolve().parents[1]
 PAGE = REPO / "book" / "02c_how_cute_computes.md"
@@ -69,11 +67,8 @@ def test_page_shows_no_plumbing_and_every_prediction_is_hidden_until_opened():
 
 
 @pytest.fixture(scope="module")
-def executed():
-    nb = jupytext.read(PAGE)
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(PAGE.parent)}}).execute()
-    return nb
+def executed(executed_page):
+    return executed_page(PAGE)
 
 
 def _outputs(nb):

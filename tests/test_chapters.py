@@ -13,7 +13,6 @@ from pathlib import Path
 
 import jupytext
 import pytest
-from nbclient import NotebookClient
 
 REPO = Path(__file__).resolve().parents[1]
 BOOK = REPO / "book"
@@ -88,12 +87,9 @@ def page_path(name: str) -> Path:
 
 
 @pytest.fixture(scope="module", params=PAGES)
-def executed(request):
+def executed(request, executed_page):
     """One chapter page, executed: (name, notebook)."""
-    nb = jupytext.read(page_path(request.param))
-    NotebookClient(nb, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(BOOK)}}).execute()
-    return request.param, nb
+    return request.param, executed_page(page_path(request.param))
 
 
 def stream_text(cell) -> str:

@@ -12,10 +12,8 @@ import math
 import re
 from pathlib import Path
 
-import nbformat
 import pytest
 import yaml
-from nbclient import NotebookClient
 
 REPO = Path(__file__).resolve().parents[1]
 LABS = {name: REPO / "notebooks" / f"{name}.ipynb" for name in ("05_banks_swizzle", "06_fragment_trace")}
@@ -31,10 +29,8 @@ def outputs_by_first_line(nb) -> dict[str, str]:
     return out
 
 
-def run_lab(path: Path) -> dict[str, str]:
-    nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+def run_lab(executed_page, path: Path) -> dict[str, str]:
+    nb = executed_page(path)
     return outputs_by_first_line(nb)
 
 
@@ -42,8 +38,8 @@ def run_lab(path: Path) -> dict[str, str]:
 
 
 @pytest.mark.slow
-def test_lab5_runs_and_counts_banks():
-    out = run_lab(LABS["05_banks_swizzle"])
+def test_lab5_runs_and_counts_banks(executed_page):
+    out = run_lab(executed_page, LABS["05_banks_swizzle"])
     backend = out["import numpy as np"].strip()
     assert re.fullmatch(r"backend: (gpu|cudasim|sim)", backend), backend
 
@@ -79,8 +75,8 @@ def test_lab5_runs_and_counts_banks():
 
 
 @pytest.mark.slow
-def test_lab6_traces_fragments():
-    out = run_lab(LABS["06_fragment_trace"])
+def test_lab6_traces_fragments(executed_page):
+    out = run_lab(executed_page, LABS["06_fragment_trace"])
     backend = out["%matplotlib inline"].splitlines()[0]
     assert backend in {f"backend: {b}" for b in BACKENDS}, backend
     trace = out["trace = lab.trace_mma()"]

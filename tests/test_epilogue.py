@@ -327,9 +327,8 @@ def test_page_is_in_the_toc_after_the_ladder():
 
 
 @pytest.mark.slow
-def test_page_runs_and_shows_labkits_figures():
+def test_page_runs_and_shows_labkits_figures(executed_page):
     import jupytext
-    from nbclient import NotebookClient
 
     nb = jupytext.read(PAGE)
     code = [c for c in nb.cells if c.cell_type == "code"]
@@ -337,7 +336,7 @@ def test_page_runs_and_shows_labkits_figures():
     assert 5 <= len(code) <= 30
     assert not re.search(r"^\s*(def|class)\s", source, re.M) and "glue" not in source
     assert "json" not in source and "open(" not in source and "read_text(" not in source
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(PAGE.parent)}}).execute()
+    code = [c for c in executed_page(PAGE).cells if c.cell_type == "code"]
     out = {c.source.splitlines()[0]: "".join(o.get("text", "") for o in c.outputs) for c in code}
     assert not any(o.output_type == "error" for c in code for o in c.outputs)
     assert "LayoutC_TV: ((_4,_8),(_2,_2)):((_32,_1),(_16,_8))" in out["import labkit as lk"]

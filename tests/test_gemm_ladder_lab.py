@@ -69,10 +69,8 @@ def f32_tolerance(K: int) -> float:
 
 
 @pytest.fixture(scope="module")
-def lab():
-    nb = nbformat.read(LAB, as_version=4)
-    NotebookClient(nb, timeout=600, kernel_name="python3",
-                   resources={"metadata": {"path": str(LAB.parent)}}).execute()
+def lab(executed_page):
+    nb = executed_page(LAB)
     out = by_first_line(nb)
     backend = re.search(r"^backend: (\w+)$", out["import re"], re.M).group(1)
     return nb, out, backend

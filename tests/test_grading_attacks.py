@@ -14,7 +14,6 @@ is graded after them and must still score 0, and the test files must be unchange
 from __future__ import annotations
 
 import csv
-import json
 import os
 import subprocess
 import sys

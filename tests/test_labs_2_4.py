@@ -17,7 +17,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 REPO = Path(__file__).resolve().parents[1]
 LABS = {name: REPO / "notebooks" / f"{name}.ipynb"
@@ -31,11 +30,9 @@ def stdout(cell) -> str:
                    if o.output_type == "stream" and o.get("name") == "stdout")
 
 
-def execute(name: str):
+def execute(executed_page, name: str):
     """The lab, executed: (notebook, {first line of a code cell: what it printed})."""
-    nb = nbformat.read(LABS[name], as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(LABS[name].parent)}}).execute()
+    nb = executed_page(LABS[name])
     for cell in nb.cells:
         errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
         assert not errors, (cell.source, errors)
@@ -76,18 +73,18 @@ def table_rows(lines: list[str]) -> list[list[int]]:
 
 
 @pytest.fixture(scope="module")
-def lab2():
-    return execute("02_tiling")
+def lab2(executed_page):
+    return execute(executed_page, "02_tiling")
 
 
 @pytest.fixture(scope="module")
-def lab3():
-    return execute("03_named_axes")
+def lab3(executed_page):
+    return execute(executed_page, "03_named_axes")
 
 
 @pytest.fixture(scope="module")
-def lab4():
-    return execute("04_replication_offset")
+def lab4(executed_page):
+    return execute(executed_page, "04_replication_offset")
 
 
 # ---------------------------------------------------------------------------------------------

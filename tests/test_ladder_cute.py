@@ -363,18 +363,17 @@ def test_agreement_reports_what_the_address_tests_check(step, block, thread):
 
 # ------------------------------------------------------------------ the book's section
 
-def test_the_page_shows_the_side_by_side_computed():
+def test_the_page_shows_the_side_by_side_computed(executed_page):
     """book/06e, run: its listings are labkit's, and every address the steps compute for the
     thread it shows is one of its CuTe partitions' offsets."""
     import jupytext
-    from nbclient import NotebookClient
 
     page = Path(__file__).resolve().parents[1] / "book" / "06e_ladder_in_cute.md"
     nb = jupytext.read(page)
     code = [c for c in nb.cells if c.cell_type == "code"]
     source = "\n".join(c.source for c in code)
     assert source.count("ladder_cute.listing(") == 6 and "def " not in source
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(page.parent)}}).execute()
+    code = [c for c in executed_page(page).cells if c.cell_type == "code"]
     out = {c.source.splitlines()[0]: "".join(o.get("text", "") for o in c.outputs) for c in code}
     consts = out["k_blocks = cfg5.bk // int(mma5.tile_size(2))"]
     # sgemm_sm80: 3 stages, 64-deep k-tiles of 16-deep MMAs

@@ -11,7 +11,6 @@ from pathlib import Path
 import nbformat
 import pytest
 import yaml
-from nbclient import NotebookClient
 
 REPO = Path(__file__).resolve().parents[1]
 BOOK_COMMAND = "python -m pip install -r requirements.txt && jupyter-book build ."
@@ -166,11 +165,8 @@ def test_colab_cells_use_the_repository_address():
 
 
 @pytest.mark.slow
-def test_first_lab_runs_and_shows_the_hand_computed_facts():
-    nb = nbformat.read(LAB, as_version=4)
-    NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(LAB.parent)}}
-    ).execute()
+def test_first_lab_runs_and_shows_the_hand_computed_facts(executed_page):
+    nb = executed_page(LAB)
     outputs = {cell.source: text_output(cell) for cell in nb.cells if cell.cell_type == "code"}
     by_first_line = {source.splitlines()[0]: out for source, out in outputs.items() if source}
 
