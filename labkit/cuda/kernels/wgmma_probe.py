@@ -27,6 +27,7 @@ bytes through the very same descriptors (``python -m labkit verify``).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -209,9 +210,11 @@ def wgmma_registers(plan: Plan, image, descs=None):
         np.full((WARPGROUP, r), 0xFFFFFFFF, np.uint32)                   # f16 NaN pairs: unwritten
     addrs = np.zeros(1, np.uint32)
     d_regs, d_addrs = cuda.to_device(regs), cuda.to_device(addrs)
-    _kernel(plan.entry, *plan.trans)[1, WARPGROUP](cuda.to_device(image.view(np.uint32)),
-                                                  cuda.to_device(np.ascontiguousarray(descs).reshape(-1)),
-                                                  d_regs, d_addrs)
+    kernel = _kernel(plan.entry, *plan.trans)
+    with warnings.catch_warnings():             # numba's performance warning: one CTA, on purpose
+        warnings.filterwarnings("ignore", module=r"numba")
+        kernel[1, WARPGROUP](cuda.to_device(image.view(np.uint32)),
+                             cuda.to_device(np.ascontiguousarray(descs).reshape(-1)), d_regs, d_addrs)
     cuda.synchronize()
     return d_regs.copy_to_host(), int(d_addrs.copy_to_host()[0])
 
