@@ -1,7 +1,8 @@
 """How fast can wgmma issue? Chains of ``wgmma.mma_async.m64n256k16.f32.f16.f16`` from shared memory.
 
 Each CTA copies one A tile (64 x 64 f16) and one B tile (256 x 64 f16) into shared memory once,
-in the 128-byte-swizzle K-major layout, and then each of its ``wg`` warpgroups runs ``iters``
+in CuTe's K-major SW128 GMMA layout (``wgmma_probe.make_plan``, descriptors from
+``make_gmma_desc``), and then each of its ``wg`` warpgroups runs ``iters``
 groups of ``steps`` wgmma m64n256k16 into its 128 f32 accumulator registers per thread (the
 k16 steps cycle through the tile's four 32-byte K slices by the descriptors' start address):
 ``wgmma.fence``, ``steps`` MMAs, ``commit_group``, ``wait_group 1`` (one group left in flight).
@@ -34,25 +35,24 @@ from labkit.cuda.launch import jit  # noqa: E402
 FLOP_PER_WGMMA = 2 * 64 * 256 * 16
 KK = 64           # K of the tile: one 128-byte row
 R = 128           # f32 accumulators per thread of m64n256k16
-A_ELEMS, B_ELEMS = 64 * KK, 256 * KK
 
-_off = cuda.jit(device=True, inline=True)(wp._b128_offset)
-_desc = cuda.jit(device=True, inline=True)(wp.matrix_descriptor)
-
+PLAN = wp.make_plan("wgmma_m64n256k16_f32f16f16_ss", "K", "SW128", "K", "SW128")
+# the k16 step s starts 32 bytes (2 descriptor units) after step s - 1 in a K-major SW128 row
+assert [int(d) - int(PLAN.descs[0, 0]) for d in PLAN.descs[:, 0]] == [0, 2, 4, 6]
+assert [int(d) - int(PLAN.descs[0, 1]) for d in PLAN.descs[:, 1]] == [0, 2, 4, 6]
+SMEM_WORDS = wp.SMEM_BYTES // 4
 
 _SOURCE = """
-def {name}(A, B, out, iters):
-    sA = cuda.shared.array(A_ELEMS, numba.uint16, alignment=1024)
-    sB = cuda.shared.array(B_ELEMS, numba.uint16, alignment=1024)
+def {name}(image, descs, out, iters):
+    smem = cuda.shared.array(SMEM_WORDS, numba.uint32, alignment=1024)
     t = cuda.threadIdx.x
-    for e in range(t, A_ELEMS, {threads}):
-        sA[_off(e // KK, e % KK) // 2] = A[e // KK, e % KK]
-    for e in range(t, B_ELEMS, {threads}):
-        sB[_off(e // KK, e % KK) // 2] = B[e // KK, e % KK]
+    for w in range(t, SMEM_WORDS, {threads}):
+        smem[w] = image[w]
     ptx.fence_proxy_async_shared_cta()
     cuda.syncthreads()
-    da = numba.uint64(_desc(ptx.smem_addr(sA, 0), 16, 1024, 1, 0))
-    db = numba.uint64(_desc(ptx.smem_addr(sB, 0), 16, 1024, 1, 0))
+    unit = numba.uint64(ptx.smem_addr(smem, 0) >> 4)
+    da = descs[0] + unit
+    db = descs[1] + unit
     acc = ptx.wgmma_zeros(R)
     for _ in range(iters):
         ptx.wgmma_fence()
@@ -73,10 +73,9 @@ def build(wg: int, steps: int, **options):
     threads = 128 * wg
     name = f"wgmma_peak_wg{wg}_s{steps}"
     # k16 step s reads the K slice s % 4: + 32 bytes = 2 in the descriptor's 16-byte units
-    body = "\n".join(f"        acc = ptx.wgmma_m64n256k16_f32f16f16(da + {2 * (s % 4)}, db + {2 * (s % 4)}, "
+    body = "\n".join(f"        acc = ptx.wgmma_m64n256k16_f32f16f16_ss(da + {2 * (s % 4)}, db + {2 * (s % 4)}, "
                       f"acc, 1, 1, 1, 0, 0)" for s in range(steps))
-    scope = {"cuda": cuda, "numba": numba, "ptx": ptx, "_off": _off, "_desc": _desc, "KK": KK, "R": R,
-             "A_ELEMS": A_ELEMS, "B_ELEMS": B_ELEMS}
+    scope = {"cuda": cuda, "numba": numba, "ptx": ptx, "R": R, "SMEM_WORDS": SMEM_WORDS}
     exec(_SOURCE.format(name=name, threads=threads, body=body), scope)
     return jit(scope[name], **options), threads
 
@@ -115,7 +114,8 @@ def main():
     A = rng.choice(vals, (64, KK))
     B = rng.choice(vals, (256, KK))
     ref = A.astype(np.float64) @ B.astype(np.float64).T
-    dA, dB = cuda.to_device(A.view(np.uint16)), cuda.to_device(B.view(np.uint16))
+    image = PLAN.image(A.view(np.uint16), B.view(np.uint16))       # CuTe's K-major SW128 layout
+    dA, dB = cuda.to_device(image.view(np.uint32)), cuda.to_device(PLAN.descs.reshape(-1))
     before = _smi()
     rows = []
     for wg, steps, opts in ((1, 8, {}), (2, 8, {}), (2, 16, {}), (3, 8, {"max_registers": 168})):

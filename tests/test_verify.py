@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from labkit.cli import verify
+from labkit.cli import verify, verify_wgmma
 from labkit.driver import cuda_device_count
 from labkit.sim import fragment_trace as sim_trace
 
@@ -42,9 +42,101 @@ def test_verify_passes_on_the_cuda_simulator(cpu_run):
     # stmatrix needs sm_90: the simulated device is the newest SM a check needs, so they run too
     for variant, atom in verify.STMATRIX_ATOMS.items():
         assert f"stmatrix {variant} {atom}" in out
-    assert "CUDA simulator (sm_90)" in out and "skipped" not in out
+    assert "CUDA simulator (sm_90)" in out
     checks = len(verify.LDMATRIX_ATOMS) + len(verify.STMATRIX_ATOMS) + len(verify.MMA_ATOMS) + 1
     assert checks == 22 and out.count("| PASS ") == checks and "FAIL" not in out
+    # wgmma is sm_90a only: the simulator has none, so its checks are skipped with the reason
+    wgmma = len(verify_wgmma.CASES) + len(verify_wgmma.MISENCODED)
+    assert wgmma == 52
+    skipped = [line for line in out.splitlines() if line.startswith("skipped")]
+    assert skipped == [f"skipped on this device: {wgmma} wgmma checks (sm_90a only: the CUDA simulator has no wgmma)"]
+    assert "| wgmma" not in out and f"{checks} checks" in out
+
+
+@pytest.mark.slow
+def test_verify_only_wgmma_on_the_simulator_is_skipped_not_failed():
+    done = _cli("--n", "2", "--only", "wgmma", simulated=True)
+    assert "skipped on this device: 52 wgmma checks (sm_90a only: the CUDA simulator has no wgmma)" in done.stdout
+    assert "FAIL" not in done.stdout and "NOTHING CHECKED" in done.stdout
+
+
+def test_a_gpu_other_than_sm_90_skips_wgmma_with_the_reason():
+    assert verify._arch_skip("sm_90a", "gpu", 100) == "sm_90a only: needs an sm_90 GPU, this is sm_100"
+    assert verify._arch_skip("sm_90a", "gpu", 80) == "sm_90a only: needs an sm_90 GPU, this is sm_80"
+    assert verify._arch_skip("sm_90a", "gpu", 90) == ""
+    assert verify._arch_skip("", "cudasim", 75) == ""
+
+
+# --- the wgmma checks, with labkit.sim.wgmma standing in for the device ------------------------
+
+def _twin_device(fn, plan, image, descs):
+    from labkit.sim.wgmma import wgmma_ss_steps
+
+    g = plan.entry
+    d = plan.descs if descs is None else descs
+    return wgmma_ss_steps(image, d, plan.n, g.ab_type, g.acc_type, plan.a.major, plan.b.major).astype(float)
+
+
+def _right_device(fn, plan, image, descs):
+    """A device that reads the right operands whatever the descriptors say."""
+    return _twin_device(fn, plan, image, None)
+
+
+@pytest.mark.parametrize("case", [verify_wgmma.CASES[i] for i in (0, 13, 31, 33, 36)],
+                         ids=lambda c: verify_wgmma.case_name(c))
+def test_the_wgmma_check_passes_on_the_twin_and_fails_on_a_wrong_element(case):
+    assert verify.check_wgmma(case, np.random.default_rng(0), _twin_device).ok
+
+    def broken(fn, plan, image, descs):
+        d = _twin_device(fn, plan, image, descs)
+        d[5, 3] += 1
+        return d
+
+    r = verify.check_wgmma(case, np.random.default_rng(0), broken)
+    assert [name for name, ok, _ in r.items if not ok] == ["D exact inputs: device == twin",
+                                                           "D random device vs float64"]
+
+
+def test_an_unwritten_accumulator_fails_the_wgmma_check():
+    def unwritten(fn, plan, image, descs):
+        d = _twin_device(fn, plan, image, descs)
+        d[63, 7] = np.nan
+        return d
+
+    r = verify.check_wgmma(verify_wgmma.CASES[0], np.random.default_rng(0), unwritten)
+    assert not r.ok and "D random device vs float64" in [name for name, ok, _ in r.items if not ok]
+
+
+def test_the_cases_cover_both_majors_every_swizzle_and_every_ss_entry():
+    from labkit.atoms.gmma_instructions import GMMA
+
+    grid = {(c[0], c[1], c[2]) for c in verify_wgmma.CASES}
+    for n in (8, 64, 128, 256):
+        for major in ("K", "MN"):
+            for sw in ("INTER", "SW32", "SW64", "SW128"):
+                assert (f"SM90_64x{n}x16_F32F16F16_SS", major, sw) in grid
+    assert set(verify.WGMMA_ATOMS) == {g.atoms[0] for g in GMMA.values() if g.form == "SS"}
+
+
+@pytest.mark.parametrize("mis", verify_wgmma.MISENCODED, ids=lambda m: m[6])
+def test_a_misencoded_descriptor_is_predicted_and_a_device_ignoring_it_fails(mis):
+    assert verify.check_misencoded(mis, np.random.default_rng(2), _twin_device).ok
+    r = verify.check_misencoded(mis, np.random.default_rng(2), _right_device)
+    assert [name for name, ok, _ in r.items if not ok] == ["D device == twin (the garbage predicted)"]
+
+
+def test_mis_encode_changes_only_the_named_field():
+    from labkit.atoms.gmma_desc import decode
+
+    wp_plan = pytest.importorskip("labkit.cuda.kernels.wgmma_probe").make_plan("SM90_64x64x16_F32F16F16_SS")
+    sbo = verify_wgmma.mis_encode(wp_plan.descs, "A", "SBO halved")
+    lt = verify_wgmma.mis_encode(wp_plan.descs, "B", "layout type B64 for B128")
+    for s in range(4):
+        a, b = decode(int(wp_plan.descs[s, 0])), decode(int(wp_plan.descs[s, 1]))
+        assert decode(int(sbo[s, 0])).stride_bytes == a.stride_bytes // 2 == 512      # SBO 1024 -> 512
+        assert int(sbo[s, 1]) == int(wp_plan.descs[s, 1])
+        assert int(lt[s, 1]) == int(wp_plan.descs[s, 1]) ^ (3 << 62)      # layout type 1 (B128) -> 2 (B64)
+        assert b.layout_type.name == "B128" and int(lt[s, 0]) == int(wp_plan.descs[s, 0])
 
 
 @pytest.mark.slow

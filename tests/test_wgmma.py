@@ -1,7 +1,10 @@
-"""Hopper's warpgroup MMA from numba: the WGMMA_PTX table, its intrinsics, the probe kernel.
+"""Hopper's warpgroup MMA from numba: the GMMA entries' inline PTX, the WGMMA_PTX fences, their
+intrinsics, and the probe kernel on CuTe's GMMA layouts.
 
-Expected values: the PTX ISA (instruction text, descriptor bit fields, the D fragment rule,
-the K-major canonical layouts) and numpy's float64 matmul; the GPU tests need an sm_90a GPU.
+Expected values: the PTX ISA (instruction text and operand order, D registers per thread, the D
+fragment rule, the Target ISA notes), CuTe's ``CLayout_64xN`` text (the registry's, checked
+against g++ by test_gmma_instructions_cpp) and numpy's float64 matmul; the GPU tests need an
+sm_90a GPU.
 """
 
 from __future__ import annotations
@@ -11,93 +14,118 @@ import re
 import numpy as np
 import pytest
 
-from labkit.atoms.wgmma_ptx import WGMMA_N, WGMMA_PTX
+from labkit.atoms.gmma_instructions import GMMA, GMMA_N
+from labkit.atoms.instructions import tv_coords
+from labkit.atoms.wgmma_ptx import WGMMA_PTX
 from labkit.cuda import launch, ptx
 from labkit.cuda.kernels import wgmma_probe as wp
 from labkit.errors import DeviceError, InstructionError, LayoutError
 
-# --- the table ------------------------------------------------------------------------------
+SS = sorted(name for name, g in GMMA.items() if g.form == "SS")
 
-# PTX ISA 9.7.15 (wgmma): the instruction text and the f32 D registers per thread of m64nNk16.
-ISA_TEXT = {
+# --- the tables -------------------------------------------------------------------------------
+
+# PTX ISA 9.7.15 (wgmma): the fences' text; mma_async's text and D registers per thread of
+# m64nNk16 (f32: N/2 registers; f16: N/4, two halves each)
+ISA_FENCES = {
     "wgmma_fence": "wgmma.fence.sync.aligned",
     "wgmma_commit_group": "wgmma.commit_group.sync.aligned",
     "wgmma_wait_group": "wgmma.wait_group.sync.aligned N",
     "fence_proxy_async_shared_cta": "fence.proxy.async.shared::cta",
-    **{f"wgmma_m64n{n}k16_f32f16f16": f"wgmma.mma_async.sync.aligned.m64n{n}k16.f32.f16.f16" for n in (8, 64, 128, 256)},
 }
-ISA_D_REGISTERS = {8: 4, 64: 32, 128: 64, 256: 128}
+ISA_D_REGISTERS = {("f32", 8): 4, ("f32", 64): 32, ("f32", 128): 64, ("f32", 256): 128,
+                   ("f16", 8): 2, ("f16", 64): 16, ("f16", 256): 64}
 
 
-def test_the_table_holds_the_isa_instructions():
-    assert {n: i.ptx for n, i in WGMMA_PTX.items()} == ISA_TEXT
+def test_wgmma_ptx_holds_only_the_fences():
+    assert {n: i.ptx for n, i in WGMMA_PTX.items()} == ISA_FENCES
     for name, ins in WGMMA_PTX.items():
         assert ins.min_sm == 90
         assert ins.arch == ("" if name == "fence_proxy_async_shared_cta" else "sm_90a"), name
-    for n, regs in ISA_D_REGISTERS.items():
-        ins = WGMMA_PTX[f"wgmma_m64n{n}k16_f32f16f16"]
-        assert ins.shape == (64, n, 16) and ins.registers("D") == regs
-        # the PTX operands in ISA order: d, a-desc, b-desc, scale-d (a predicate), four immediates
-        assert re.search(r"\{\$0, .*\$%d\}, \$%d, \$%d, p, \$imm_scale_a, \$imm_scale_b, \$imm_trans_a, \$imm_trans_b;"
-                         % (regs - 1, 2 * regs, 2 * regs + 1), ins.asm), ins.asm
 
 
-def test_ptx_binds_every_entry_and_knows_its_minimum_sm():
-    for name, ins in WGMMA_PTX.items():
+@pytest.mark.parametrize("name", SS)
+def test_each_ss_entry_holds_its_inline_ptx(name):
+    g = GMMA[name]
+    n = g.shape_mnk[1]
+    d, ab = g.acc_type, g.ab_type
+    assert g.ptx == f"wgmma.mma_async.sync.aligned.m64n{n}k16.{d}.{ab}.{ab}"
+    assert g.intrinsic == name and g.min_sm == 90 and g.arch == "sm_90a"
+    regs = n // 2 if d == "f32" else n // 4
+    if (d, n) in ISA_D_REGISTERS:
+        assert ISA_D_REGISTERS[(d, n)] == regs
+    assert g.registers["C"] == (regs, "f32" if d == "f32" else "u32")
+    # the PTX operands in ISA order: d, a-desc, b-desc, scale-d (a predicate), four immediates
+    want = (r"\{ \.reg \.pred p; setp\.ne\.b32 p, \$%d, 0; %s \{\$0(, \$\d+)*\}, \$%d, \$%d, p, \$imm_scale_a, "
+            r"\$imm_scale_b, \$imm_trans_a, \$imm_trans_b; \}$" % (2 * regs + 2, re.escape(g.ptx), 2 * regs, 2 * regs + 1))
+    assert re.match(want, g.asm), g.asm
+    assert g.asm.count("$") == regs + 3 + 4
+
+
+def test_rs_entries_have_no_intrinsic():
+    for g in GMMA.values():
+        if g.form == "RS":
+            assert g.intrinsic == "" and g.asm == "" and not hasattr(ptx, g.name)
+
+
+def test_ptx_binds_every_wgmma_name_and_knows_its_minimum_sm():
+    assert set(ptx.WGMMA) == set(WGMMA_PTX) | set(SS)
+    for name, ins in ptx.WGMMA.items():
         assert name in ptx.__all__
         assert ptx.instruction_of(getattr(ptx, name)) is ins
         assert ptx.min_sm(name) == 90 and ptx.min_sm(getattr(ptx, name)) == 90
-    assert {"wgmma_zeros", "wgmma_fence_operand"} <= set(ptx.__all__)
+    assert ptx.instruction_of(ptx.wgmma_m64n128k16_f16f16f16_ss) is GMMA["wgmma_m64n128k16_f16f16f16_ss"]
+    assert {"wgmma_zeros", "wgmma_zeros_u32", "wgmma_fence_operand"} <= set(ptx.__all__)
 
 
-# --- descriptors, layouts, the D fragment (PTX ISA) ------------------------------------------
+# --- the D fragment (PTX ISA) and CuTe's CLayout ------------------------------------------------
 
-def test_the_matrix_descriptor_has_the_isa_bit_fields():
-    # start 0x1400 -> 0x140 in bits 0-13; LBO 16 -> 1 in bits 16-29; SBO 1024 -> 64 in bits 32-45;
-    # base offset 0b101 in bits 49-51; 128-byte swizzle (1) in bits 62-63
-    want = 0x140 | (1 << 16) | (64 << 32) | (0b101 << 49) | (1 << 62)
-    assert wp.matrix_descriptor(0x1400, 16, 1024, 1, 5) == want
-    assert wp.matrix_descriptor(0x1400, 16, 1024, 3, 0) >> 62 == 3           # 32-byte swizzle
-    assert wp.matrix_descriptor(0x40010, 0, 0, 0, 0) == 0x1                 # the address keeps bits 4-17
-
-
-@pytest.mark.parametrize("layout", sorted(wp.LAYOUTS))
-def test_the_layouts_are_the_isa_k_major_canonical_ones(layout):
-    kk, lbo, sbo = wp.LAYOUTS[layout]
-    rows = 256
-    offs = np.array([[wp.smem_offset(layout, r, k) for k in range(kk)] for r in range(rows)])
-    assert sorted(offs.ravel().tolist()) == list(range(0, rows * kk * 2, 2))      # one slot per element
-    core = offs[:, ::8] // 16                                                    # 16-byte chunks
-    if layout == "INTERLEAVE":
-        # core matrix (8 rows x 16 bytes) contiguous; along K LBO apart, 8-row groups SBO apart
-        for r in range(rows):
-            for c in range(kk // 8):
-                assert offs[r, 8 * c] == (r // 8) * sbo + c * lbo + (r % 8) * 16
-    else:
-        # 128B swizzle: chunk c of row r at chunk c ^ (r % 8) of the row's 128 bytes; rows 128 B apart
-        for r in range(rows):
-            assert sorted(core[r] % 8) == list(range(8))
-            assert (core[r] % 8 == np.arange(8) ^ (r % 8)).all()
-            assert offs[r, 0] // 128 == r and (r // 8) * sbo == (r - r % 8) * 128
-
-
-@pytest.mark.parametrize("n", WGMMA_N)
-def test_the_d_fragment_covers_d_once(n):
-    seen = {wp.d_coords(t, i) for t in range(128) for i in range(n // 2)}
+@pytest.mark.parametrize("n", GMMA_N)
+def test_the_d_fragment_covers_d_once_as_cutes_clayout_says(n):
+    seen = {wp.d_coords(t, v) for t in range(128) for v in range(n // 2)}
     assert seen == {(m, j) for m in range(64) for j in range(n)}
     # PTX ISA figure (wgmma D, m64nNk16): thread 0 holds D(0,0), D(0,1), D(8,0), D(8,1), D(0,8) ...
     first = [(0, 0), (0, 1), (8, 0), (8, 1), (0, 8), (0, 9)][:min(6, n // 2)]
-    assert [wp.d_coords(0, i) for i in range(len(first))] == first
+    assert [wp.d_coords(0, v) for v in range(len(first))] == first
     assert wp.d_coords(127, n // 2 - 1) == (63, n - 1)
+    cute = tv_coords(GMMA[f"wgmma_m64n{n}k16_f32f16f16_ss"].layout_C, 64, 128, n // 2)
+    assert all(tuple(cute[t, v]) == wp.d_coords(t, v) for t in range(128) for v in range(n // 2))
 
 
-def test_bad_operands_are_refused_with_labkit_errors():
-    with pytest.raises(LayoutError, match="A must be 64 x 16"):
-        wp.wgmma_matmul(np.zeros((64, 64)), np.zeros((8, 16)))
-    with pytest.raises(LayoutError, match="N in"):
-        wp.wgmma_matmul(np.zeros((64, 16)), np.zeros((24, 16)))
-    with pytest.raises(LayoutError, match="layout must be one of"):
-        wp.smem_offset("B64", 0, 0)
+def test_f16_accumulators_unpack_low_half_first():
+    regs = np.zeros((128, 2), np.uint32)
+    regs[0, 0] = (0x4000 << 16) | 0x3C00                     # halves 1.0 (low), 2.0 (high)
+    D = wp.place(regs, "wgmma_m64n8k16_f16f16f16_ss")
+    assert D[0, 0] == 1.0 and D[0, 1] == 2.0 and D.shape == (64, 8)
+
+
+# --- the plan: CuTe's layouts, make_gmma_desc, the transpose immediates ----------------------------
+
+def test_the_plan_uses_cutes_layouts_and_descriptors():
+    from labkit.atoms.gmma_desc import make_gmma_desc, smem_tile
+    from labkit.atoms.gmma_layouts import gmma_layout_atom
+    import labkit as lk
+
+    p = wp.make_plan("SM90_64x128x16_F32F16F16_SS", "MN", "SW32", "K", "SW64")
+    assert p.trans == (1, 0) and p.steps == 4 and p.n == 128
+    sB = lk.tile_to_shape(gmma_layout_atom("K", "SW64", 16), (lk.S(128), lk.S(64)))
+    for s in range(4):
+        tile, start = smem_tile(sB, (lk.S(128), lk.S(16)), (0, s), wp.B_START)
+        assert int(p.descs[s, 1]) == make_gmma_desc("K", tile, start).encode()
+    img = p.image(np.arange(64 * 64).reshape(64, 64) % 4096, np.zeros((128, 64), np.uint16))
+    assert img.size == wp.SMEM_BYTES and img[wp.B_START:].sum() == 0
+
+
+def test_bad_plans_are_refused_with_labkit_errors():
+    with pytest.raises(LayoutError, match="MN-major SW64 atom is 32 elements wide"):
+        wp.make_plan("wgmma_m64n8k16_f32f16f16_ss", "K", "SW64", "MN", "SW64")
+    with pytest.raises(InstructionError, match="SS wgmma entry"):
+        wp.make_plan("wgmma_m64n8k16_f32f16f16_rs")
+    with pytest.raises(LayoutError, match="A must be 64 x K and B 8 x K"):
+        wp.wgmma_matmul(np.zeros((64, 16)), np.zeros((24, 16)), "wgmma_m64n8k16_f32f16f16_ss")
+    p = wp.make_plan("wgmma_m64n8k16_f32f16f16_ss")
+    with pytest.raises(LayoutError, match="image must be"):
+        wp.wgmma_registers(p, np.zeros(10, np.uint8))
 
 
 # --- compiling on the CPU for sm_90a -----------------------------------------------------------
@@ -115,55 +143,52 @@ def _compile(fn, sig):
         raise
 
 
-def _probe_sig():
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "trans"), [("wgmma_m64n8k16_f32f16f16_ss", (0, 0)),
+                                             ("wgmma_m64n256k16_f32f16f16_ss", (1, 1)),
+                                             ("wgmma_m64n32k16_f32bf16bf16_ss", (1, 0)),
+                                             ("wgmma_m64n64k16_f16f16f16_ss", (0, 1))])
+def test_the_probe_compiles_to_sm_90a_wgmma(name, trans):
     import numba
 
-    return (numba.uint16[:, ::1], numba.uint16[:, ::1], numba.float32[:, ::1], numba.uint32[::1])
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("layout", sorted(wp.LAYOUTS))
-@pytest.mark.parametrize("n", WGMMA_N)
-def test_the_probe_compiles_to_sm_90a_wgmma(n, layout):
-    text = _compile(wp._kernel(n, layout).py_func, _probe_sig())
+    g = GMMA[name]
+    r, kind = g.registers["C"]
+    acc = numba.float32 if kind == "f32" else numba.uint32
+    text = _compile(wp._kernel(name, *trans).py_func,
+                    (numba.uint32[::1], numba.uint64[::1], acc[:, ::1], numba.uint32[::1]))
     assert re.search(r"^\.target sm_90a$", text, re.M)
-    steps = wp.LAYOUTS[layout][0] // 16
-    mma = re.findall(rf"wgmma\.mma_async\.sync\.aligned\.m64n{n}k16\.f32\.f16\.f16 \{{(.*?)\}}, %rd\d+, %rd\d+, p, 1, 1, 0, 0;",
-                     text)
-    assert len(mma) == steps and all(len(m.split(",")) == n // 2 for m in mma)
+    mma = re.findall(re.escape(g.ptx) + r" \{(.*?)\}, %rd\d+, %rd\d+, p, 1, 1, (\d), (\d);", text)
+    assert mma and all(len(m[0].split(",")) == r and (int(m[1]), int(m[2])) == trans for m in mma)
     for op in ("wgmma.fence.sync.aligned;", "wgmma.commit_group.sync.aligned;", "wgmma.wait_group.sync.aligned 0;",
                "fence.proxy.async.shared::cta;"):
         assert text.count(op) == 1, op
-    # program order: fence.proxy.async, wgmma.fence, mma_async, commit, wait
     order = [text.index(s) for s in ("fence.proxy.async", "wgmma.fence", "wgmma.mma_async", "wgmma.commit_group",
                                      "wgmma.wait_group")]
     assert order == sorted(order)
 
 
-def test_bad_immediates_are_typing_errors():
-    from numba import cuda, uint64
+def test_bad_immediates_and_accumulators_are_typing_errors():
+    import numba
+    from numba import uint64
 
     def kernel(out):
         acc = ptx.wgmma_zeros(4)
-        acc = ptx.wgmma_m64n8k16_f32f16f16(uint64(0), uint64(0), acc, 0, 2, 1, 0, 0)
+        acc = ptx.wgmma_m64n8k16_f32f16f16_ss(uint64(0), uint64(0), acc, 0, 2, 1, 0, 0)
         out[0] = acc[0]
-
-    import numba
 
     with pytest.raises(Exception) as e:        # numba's TypingError (numba.core.errors)
         _compile(kernel, (numba.float32[::1],))
     assert type(e.value).__name__ == "TypingError"
     assert "imm_scale_a must be a literal integer in (1, -1)" in str(e.value)
 
-    def short(out):
-        acc = ptx.wgmma_zeros(8)
-        acc = ptx.wgmma_m64n8k16_f32f16f16(uint64(0), uint64(0), acc, 0, 1, 1, 0, 0)
+    def f32_for_f16(out):
+        acc = ptx.wgmma_zeros(2)
+        acc = ptx.wgmma_m64n8k16_f16f16f16_ss(uint64(0), uint64(0), acc, 0, 1, 1, 0, 0)
         out[0] = acc[0]
 
-    with pytest.raises(Exception) as e:        # numba's TypingError (numba.core.errors)
-        _compile(short, (numba.float32[::1],))
-    assert "acc must be a tuple of 4 float32 accumulators" in str(e.value)
-    assert cuda  # imported for the compile
+    with pytest.raises(Exception) as e:
+        _compile(f32_for_f16, (numba.float32[::1],))
+    assert "acc must be a tuple of 2 uint32 (two f16 each) accumulators (from wgmma_zeros_u32(2)" in str(e.value)
 
 
 # --- a GPU without sm_90a refuses the launch ---------------------------------------------------
@@ -172,8 +197,8 @@ def test_bad_immediates_are_typing_errors():
 def test_a_launch_on_a_gpu_without_sm_90a_is_refused(monkeypatch, sm, name):
     monkeypatch.setattr(launch, "device_sm", lambda: sm)
     monkeypatch.setattr(launch, "device_name", lambda: name)
-    kernel = wp._kernel(64, "INTERLEAVE")
-    assert kernel.min_sm == 90
+    kernel = wp._kernel("wgmma_m64n64k16_f32f16f16_ss", 0, 0)
+    assert kernel.min_sm == 90 and GMMA["wgmma_m64n64k16_f32f16f16_ss"] in kernel.uses
     with pytest.raises(InstructionError, match=r"needs sm_90a, i\.e\. an sm_90 GPU \(Hopper") as e:
         kernel[1, 128]
     assert isinstance(e.value, DeviceError) and name in str(e.value)
@@ -183,7 +208,7 @@ def test_under_the_simulator_wgmma_names_refuse():
     if not ptx.SIMULATED:
         pytest.skip("the CUDA simulator is off: the names are numba intrinsics")
     with pytest.raises(DeviceError, match="no CUDA-simulator twin"):
-        ptx.wgmma_fence()
+        ptx.wgmma_m64n8k16_f32f16f16_ss()
 
 
 # --- on the GPU ----------------------------------------------------------------------------------
@@ -193,34 +218,63 @@ def _need_sm90():
         pytest.skip(f"wgmma needs an sm_90a GPU (Hopper); this is {launch.device_name()}")
 
 
-@pytest.mark.gpu
-@pytest.mark.parametrize("layout", sorted(wp.LAYOUTS))
-@pytest.mark.parametrize("n", WGMMA_N)
-def test_wgmma_computes_a_times_b_transposed(n, layout):
-    _need_sm90()
-    kk = wp.LAYOUTS[layout][0]
-    rng = np.random.default_rng(1000 + n + kk)
-    A = rng.uniform(-1, 1, (64, kk)).astype(np.float16)
-    B = rng.uniform(-1, 1, (n, kk)).astype(np.float16)
-    D = wp.wgmma_matmul(A, B, layout)
-    ref = A.astype(np.float64) @ B.astype(np.float64).T
-    assert not np.isnan(D).any(), "an element of D was not written"
-    err = np.linalg.norm(D - ref) / np.linalg.norm(ref)
-    assert err < 1e-5, err                          # f16 products are exact; f32 sums
-    # small integers: exact
-    Ai = rng.integers(-3, 4, (64, kk)).astype(np.float16)
-    Bi = rng.integers(-3, 4, (n, kk)).astype(np.float16)
-    assert (wp.wgmma_matmul(Ai, Bi, layout) == Ai.astype(np.float64) @ Bi.astype(np.float64).T).all()
+def _b_swizzle(major, sw, n):
+    from labkit.atoms.gmma_smem import fits
+
+    return sw if fits(major, sw, n, 64) else "INTER"
 
 
 @pytest.mark.gpu
-def test_the_shared_arrays_are_1024_byte_aligned_and_the_sass_holds_hgmma():
+@pytest.mark.parametrize("major", ["K", "MN"])
+@pytest.mark.parametrize("n", [8, 64, 256])
+def test_wgmma_computes_a_times_b_transposed_in_every_swizzle(n, major):
     _need_sm90()
-    regs, addrs = wp.wgmma_registers(np.ones((64, 64)), np.ones((256, 64)), "B128")
-    assert (regs == 64).all() and (addrs % 1024 == 0).all()
+    for sw in ("INTER", "SW32", "SW64", "SW128"):
+        args = (f"wgmma_m64n{n}k16_f32f16f16_ss", major, sw, major, _b_swizzle(major, sw, n))
+        rng = np.random.default_rng(1000 + n + len(sw) + len(major))
+        A = rng.uniform(-1, 1, (64, 64)).astype(np.float16)
+        B = rng.uniform(-1, 1, (n, 64)).astype(np.float16)
+        D = wp.wgmma_matmul(A, B, *args)
+        ref = A.astype(np.float64) @ B.astype(np.float64).T
+        assert not np.isnan(D).any(), f"{args}: an element of D was not written"
+        err = np.linalg.norm(D - ref) / np.linalg.norm(ref)
+        assert err < 1e-5, (args, err)                  # f16 products are exact; f32 sums
+        Ai = rng.integers(-3, 4, (64, 64)).astype(np.float16)
+        Bi = rng.integers(-3, 4, (n, 64)).astype(np.float16)
+        assert (wp.wgmma_matmul(Ai, Bi, *args) == Ai.astype(np.float64) @ Bi.astype(np.float64).T).all(), args
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("name", ["wgmma_m64n128k16_f32bf16bf16_ss", "wgmma_m64n32k16_f16f16f16_ss"])
+def test_wgmma_bf16_and_f16_accumulate(name):
+    _need_sm90()
+    n = GMMA[name].shape_mnk[1]
+    rng = np.random.default_rng(7 + n)
+    A, B = rng.integers(-3, 4, (64, 64)), rng.integers(-3, 4, (n, 64))
+    for major, sw in (("K", "SW32"), ("MN", "SW32")):
+        assert (wp.wgmma_matmul(A, B, name, major, sw, major, sw) == A @ B.T).all(), (name, major)
+
+
+@pytest.mark.gpu
+def test_a_misencoded_descriptor_reads_what_the_twin_predicts():
+    _need_sm90()
+    from labkit.cli import verify, verify_wgmma
+
+    for case in verify_wgmma.MISENCODED:
+        r = verify.check_misencoded(case, np.random.default_rng(5), lambda fn, *a: fn(*a))
+        assert r.ok, r.items
+
+
+@pytest.mark.gpu
+def test_the_shared_array_is_1024_byte_aligned_and_the_sass_holds_hgmma():
+    _need_sm90()
+    p = wp.make_plan("wgmma_m64n256k16_f32f16f16_ss")
+    img = p.image(wp.to_bits16(np.ones((64, 64)), "f16"), wp.to_bits16(np.ones((256, 64)), "f16"))
+    regs, addr = wp.wgmma_registers(p, img)
+    assert (regs == 64).all() and addr % 1024 == 0
     try:
-        sass = wp._kernel(256, "B128").dispatcher.inspect_sass()
+        sass = wp._kernel(p.entry, 0, 0).dispatcher.inspect_sass()
         sass = "\n".join(sass.values()) if isinstance(sass, dict) else sass    # one entry per signature
     except Exception as e:                          # nvdisasm missing
         pytest.skip(f"no SASS: {e}")
-    assert sass.count("HGMMA.64x256x16.F32") == 4
+    assert "HGMMA.64x256x16.F32" in sass

@@ -17,13 +17,31 @@ entry against g++'s print of ``MMA_Traits``.
 ('wgmma.mma_async.sync.aligned.m64n64k16.f32.bf16.bf16', '_128:_1', '(_128,(_64,_16)):(_0,(_1,_64))')
 >>> g.registers["C"], g.registers["A"]
 ((32, 'f32'), (1, 'u64'))
+
+An ``SS`` entry is also the inline PTX a numba kernel emits (``labkit.cuda.ptx.<name>``, made by
+``labkit.cuda._wgmma_intrinsics`` from ``asm``): the PTX ISA's operands in its order, ``d`` (the
+accumulator registers ``$0..$R-1``, read and written), ``a-desc``, ``b-desc``, ``scale-d`` (a
+predicate set from a run-time integer: 0 gives D = A*B, else D = A*B + D) and the immediates
+``imm-scale-a``, ``imm-scale-b`` (1 or -1) and ``imm-trans-a``, ``imm-trans-b`` (0: K-major,
+1: M/N-major), written as the placeholders ``$imm_scale_a`` ... that the intrinsic replaces by
+literal values. ``RS`` entries have no intrinsic (``intrinsic`` is ``""``).
+
+>>> print(GMMA["wgmma_m64n8k16_f16f16f16_ss"].asm)
+{ .reg .pred p; setp.ne.b32 p, $6, 0; wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {$0, $1}, $4, $5, p, $imm_scale_a, $imm_scale_b, $imm_trans_a, $imm_trans_b; }
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["GmmaInstruction", "GMMA", "GMMA_BY_ATOM", "GMMA_N"]
+__all__ = ["GmmaInstruction", "GMMA", "GMMA_BY_ATOM", "GMMA_N", "WARPGROUP", "IMMEDIATES"]
+
+WARPGROUP = 128
+"""Threads of a warpgroup: four consecutive warps, the first one's index a multiple of 4."""
+
+IMMEDIATES = ("imm_scale_a", "imm_scale_b", "imm_trans_a", "imm_trans_b")
+"""The immediate operands of the SS ``wgmma.mma_async`` after ``scale-d``, in PTX order (the RS
+form has no ``imm-trans-a``)."""
 
 GMMA_N = (8, 16, 32, 64, 128, 256)
 """The N of the entries here (the PTX ISA allows every multiple of 8 up to 256)."""
@@ -48,7 +66,8 @@ class GmmaInstruction:
     """One ``wgmma.mma_async`` form: M = 64, N, K = 16, its element types (D, A, B, C), ``form``
     ``"SS"`` (A and B by descriptor) or ``"RS"`` (A in registers), and CuTe's layouts.
 
-    ``min_sm`` is 90: ``wgmma`` needs the arch-specific target ``sm_90a`` (PTX ISA).
+    ``min_sm`` is 90 and ``arch`` ``"sm_90a"``: ``wgmma`` is arch-specific PTX (PTX ISA, Target
+    ISA notes) that only compute capability 9.0 runs; ``labkit.cuda.jit`` checks it before a launch.
     """
 
     name: str
@@ -63,6 +82,40 @@ class GmmaInstruction:
     thr_id: str = "_128:_1"
     min_sm: int = 90
     kind: str = "wgmma"
+    arch: str = "sm_90a"
+
+    @property
+    def shape(self) -> tuple:
+        """``(m, n, k)``."""
+        return self.shape_mnk
+
+    @property
+    def acc_type(self) -> str:
+        """The accumulator (C/D) element type."""
+        return self.types[0]
+
+    @property
+    def ab_type(self) -> str:
+        """The A/B element type."""
+        return self.types[1]
+
+    @property
+    def intrinsic(self) -> str:
+        """The ``labkit.cuda.ptx`` name that issues this form (the entry's name), ``""`` for RS."""
+        return self.name if self.form == "SS" else ""
+
+    @property
+    def asm(self) -> str:
+        """The inline-assembly text of the SS form (see the module), ``""`` for RS."""
+        if self.form != "SS":
+            return ""
+        r = self.registers["C"][0]
+        d = ", ".join(f"${i}" for i in range(r))
+        # operands: $0..$R-1 the outputs, $R..$2R-1 the same registers as tied inputs (not in the
+        # text), then a-desc, b-desc and the scale-d integer.
+        a, b, s = 2 * r, 2 * r + 1, 2 * r + 2
+        imm = ", ".join(f"${x}" for x in IMMEDIATES)
+        return f"{{ .reg .pred p; setp.ne.b32 p, ${s}, 0; {self.ptx} {{{d}}}, ${a}, ${b}, p, {imm}; }}"
 
     @property
     def registers(self) -> dict:

@@ -22,12 +22,21 @@ the same path. A last check runs the
 sgemm_sm80 CTA (cp.async, Swizzle<3,3,3>, ldmatrix.x4, 128 MMAs per k-block) against
 labkit.sim and ``A @ B.T``.
 
+Hopper's ``wgmma.mma_async`` (the SS entries of the ``GMMA`` table) is checked by
+:mod:`labkit.cli.verify_wgmma`: one warpgroup on operands in CuTe's GMMA layouts (K- and MN-major,
+every swizzle mode, N 8, 64, 128, 256, plus bf16 and f16-accumulate forms) against the twin
+``labkit.sim.wgmma``, exactly on small integers, and a mis-encoded descriptor whose wrong D the
+twin predicts element for element.
+
 A table ends the report; the exit status is 0 only if every check holds. A check needing a
 newer SM than the device's is skipped (stmatrix needs sm_90); under the CUDA simulator every
 check runs, the simulated device being the newest SM the checks need, unless
-``LABKIT_SIMULATED_SM`` sets it. ``--only`` matches part of a check's name, which holds the
-CuTe atom (``ldmatrix x4.trans SM75_U16x8_LDSM_T``, ``stmatrix x4 SM90_U32x4_STSM_N``,
-``SM80_16x8x16_F16F16F16F16_TN``, ``sgemm_sm80 CTA``).
+``LABKIT_SIMULATED_SM`` sets it. The wgmma checks need sm_90a, which only an sm_90 GPU runs:
+on any other device, and under the CUDA simulator, they are skipped with that reason, never
+failed. ``--only`` matches part of a check's name, which holds the CuTe atom
+(``ldmatrix x4.trans SM75_U16x8_LDSM_T``, ``stmatrix x4 SM90_U32x4_STSM_N``,
+``SM80_16x8x16_F16F16F16F16_TN``, ``sgemm_sm80 CTA``, ``wgmma SM90_64x64x16_F32F16F16_SS A K-SW128
+B K-SW128``; ``--only wgmma`` runs those).
 
 >>> import numpy as np
 >>> from labkit.cli import verify
@@ -57,7 +66,9 @@ import numpy as np
 
 from labkit.atoms import copy_atom, mma_atom
 from labkit.atoms.elements import element, pack_registers, wrap
+from labkit.atoms.gmma_instructions import GMMA_BY_ATOM
 from labkit.atoms.instructions import LDMATRIX, MMA, STMATRIX, instruction, tv_coords
+from labkit.cli import verify_wgmma
 from labkit.driver import cuda_device_count
 from labkit.errors import DeviceError
 from labkit.layout import size
@@ -67,8 +78,8 @@ from labkit.sim import SharedMemory, from_bits, mma_spec, pack_fragment, stmatri
 # numba (labkit.cuda, labkit.lab and the kernels) is imported inside the functions that need it:
 # main() first decides between the GPU and the CUDA simulator, which numba reads once, at import.
 
-__all__ = ["main", "MMA_ATOMS", "LDMATRIX_ATOMS", "STMATRIX_ATOMS", "ldmatrix_prediction",
-           "stmatrix_prediction", "mma_prediction"]
+__all__ = ["main", "MMA_ATOMS", "LDMATRIX_ATOMS", "STMATRIX_ATOMS", "WGMMA_ATOMS", "ldmatrix_prediction",
+           "stmatrix_prediction", "mma_prediction", "check_wgmma", "check_misencoded"]
 
 MMA_ATOMS = tuple(atom for ins in MMA.values() for atom in ins.atoms)
 """The MMA atoms checked: every CuTe atom of the instruction registry."""
@@ -78,6 +89,9 @@ LDMATRIX_ATOMS = {f"x{ins.num}" + (".trans" if ins.trans else ""): ins.atom for 
 
 STMATRIX_ATOMS = {f"x{ins.num}" + (".trans" if ins.trans else ""): ins.atom for ins in STMATRIX.values()}
 """stmatrix variant -> CuTe copy atom, from the instruction registry."""
+
+WGMMA_ATOMS = tuple(sorted({case[0] for case in verify_wgmma.CASES}))
+"""The GMMA atoms checked on an sm_90 GPU (every SS f16/bf16 form verify_wgmma's cases name)."""
 
 REGION_ROWS = 64
 """Rows (of 16 bytes) of shared memory each warp's ldmatrix chooses its 8*num rows from."""
@@ -303,6 +317,16 @@ def check_mma(atom, n, rng, run_device):
     return res
 
 
+def check_wgmma(case, rng, run_device):
+    """One wgmma case of :data:`labkit.cli.verify_wgmma.CASES` (see that module)."""
+    return verify_wgmma.check_wgmma(case, rng, run_device, Result)
+
+
+def check_misencoded(case, rng, run_device):
+    """One mis-encoded descriptor of :data:`labkit.cli.verify_wgmma.MISENCODED`."""
+    return verify_wgmma.check_misencoded(case, rng, run_device, Result)
+
+
 def check_cta(rng, run_device, k_blocks):
     from labkit.cuda.kernels import trace_kernels as kt
 
@@ -438,11 +462,30 @@ def main(argv=None) -> int:
     jobs += [(a, lambda a=a: check_mma(a, n, rng, run_device), instruction(a).min_sm) for a in MMA_ATOMS]
     cta_sm = max(instruction(i).min_sm for i in ("cp_async_16", "ldmatrix_x4", "mma_m16n8k16_f16f16f16f16"))
     jobs.append(("sgemm_sm80 CTA", lambda: check_cta(rng, run_device, kbs), cta_sm))
+    jobs = [(*job, "") for job in jobs]
+    # wgmma: arch-specific (sm_90a), so a job also names the one target that runs it
+    jobs += [(verify_wgmma.case_name(c), lambda c=c: check_wgmma(c, rng, run_device),
+              GMMA_BY_ATOM[c[0]].min_sm, GMMA_BY_ATOM[c[0]].arch) for c in verify_wgmma.CASES]
+    jobs += [(verify_wgmma.misencoded_name(c), lambda c=c: check_misencoded(c, rng, run_device),
+              GMMA_BY_ATOM[c[0]].min_sm, GMMA_BY_ATOM[c[0]].arch) for c in verify_wgmma.MISENCODED]
     if mode == "cudasim" and not os.environ.get("LABKIT_SIMULATED_SM"):
         # the simulator models any SM: let it be the newest one a check needs, so every check runs
-        with simulate_sm(max(need for _, _, need in jobs)):
+        # (every check but the arch-specific ones, which the simulator cannot run)
+        with simulate_sm(max(need for _, _, need, _ in jobs)):
             return _run_jobs(args, jobs, n, mode)
     return _run_jobs(args, jobs, n, mode)
+
+
+def _arch_skip(arch, mode, sm):
+    """Why a check of arch-specific PTX (``arch``, e.g. ``"sm_90a"``) cannot run here, or ``""``."""
+    if not arch:
+        return ""
+    need = int(arch[len("sm_"):].rstrip("a"))
+    if mode == "cudasim":
+        return f"{arch} only: the CUDA simulator has no wgmma"
+    if sm != need:
+        return f"{arch} only: needs an sm_{need} GPU, this is sm_{sm}"
+    return ""
 
 
 def _run_jobs(args, jobs, n, mode) -> int:
@@ -454,9 +497,14 @@ def _run_jobs(args, jobs, n, mode) -> int:
         print("  " + line)
     results = []
     skipped = []
+    arch_skipped = {}
     t_all = time.perf_counter()
-    for name, job, need in jobs:
+    for name, job, need, arch in jobs:
         if args.only and args.only not in name:
+            continue
+        why = _arch_skip(arch, mode, sm)
+        if why:
+            arch_skipped[why] = arch_skipped.get(why, 0) + 1
             continue
         if sm < need:
             skipped.append(f"{name} (needs sm_{need})")
@@ -477,6 +525,8 @@ def _run_jobs(args, jobs, n, mode) -> int:
     print(_table(results))
     if skipped:
         print("skipped on this device: " + ", ".join(skipped))
+    for why, count in arch_skipped.items():
+        print(f"skipped on this device: {count} wgmma checks ({why})")
     checked = sum(r.inputs for r in results)
     failed = [r.check for r in results if not r.ok]
     verdict = "ALL PASS" if results and not failed else (f"FAILED: {failed}" if failed else "NOTHING CHECKED")

@@ -1,19 +1,25 @@
-"""numba ``@intrinsic`` functions for Hopper's warpgroup MMA, one per ``WGMMA_PTX`` entry.
+"""numba ``@intrinsic`` functions for Hopper's warpgroup MMA, one per ``WGMMA_PTX`` entry and
+one per SS entry of the ``GMMA`` table.
 
 :mod:`labkit.cuda._intrinsics` binds them (``labkit.cuda.ptx`` exports them); each is made from
-its entry of :mod:`labkit.atoms.wgmma_ptx` (PTX text, register count). A kernel holds a
-warpgroup's accumulator fragment as one tuple of ``float32`` (``N/2`` of them for m64nNk16):
+its registry entry (:mod:`labkit.atoms.wgmma_ptx` for the fences,
+:mod:`labkit.atoms.gmma_instructions` for ``mma_async``: PTX text, inline assembly, register
+count and kind). A kernel holds a warpgroup's accumulator fragment as one tuple: ``N/2``
+``float32`` for an f32 accumulator, ``N/4`` ``uint32`` (two f16 each, element ``2i`` in the low
+half) for an f16 one:
 
 - ``wgmma_fence()``, ``wgmma_commit_group()``, ``wgmma_wait_group(n)`` (``n`` a literal integer),
   ``fence_proxy_async_shared_cta()``;
-- ``wgmma_m64n{N}k16_f32f16f16(desc_a, desc_b, acc, scale_d, imm_scale_a, imm_scale_b,
-  imm_trans_a, imm_trans_b)`` returns the new ``acc``: descriptors are 64-bit integers,
-  ``scale_d`` a run-time integer (0: D = A*B, else D = A*B + D), the four immediates literal
-  integers (scales 1 or -1, transposes 0 for K-major or 1 for M/N-major);
-- two helpers that emit no instruction: ``wgmma_zeros(n)`` (a tuple of ``n`` float32 zeros, an
-  accumulator to start from) and ``wgmma_fence_operand(acc)`` (CuTe's
-  ``warpgroup_fence_operand``: returns ``acc`` through an empty asm statement that ties every
-  register, so the compiler reads the accumulators only after the ``wgmma_wait_group`` before it).
+- ``wgmma_m64n{N}k16_{d}{ab}{ab}_ss(desc_a, desc_b, acc, scale_d, imm_scale_a, imm_scale_b,
+  imm_trans_a, imm_trans_b)`` (``d.ab`` f32.f16, f16.f16 or f32.bf16; N 8 ... 256) returns the
+  new ``acc``: descriptors are 64-bit integers, ``scale_d`` a run-time integer (0: D = A*B, else
+  D = A*B + D), the four immediates literal integers (scales 1 or -1, transposes 0 for K-major or
+  1 for M/N-major);
+- three helpers that emit no instruction: ``wgmma_zeros(n)`` and ``wgmma_zeros_u32(n)`` (a tuple
+  of ``n`` float32 or uint32 zeros, an accumulator to start from) and ``wgmma_fence_operand(acc)``
+  (CuTe's ``warpgroup_fence_operand``: returns ``acc`` through an empty asm statement that ties
+  every register, so the compiler reads the accumulators only after the ``wgmma_wait_group``
+  before it).
 
 The mma intrinsic ties each accumulator input to its output (the PTX ``d`` operand is read and
 written) and clobbers memory, so shared-memory stores stay before it in program order.
@@ -21,14 +27,17 @@ written) and clobbers memory, so shared-memory stores stay before it in program 
 >>> from labkit.cuda import _wgmma_intrinsics as w
 >>> w.constraints(4)
 '=f,=f,=f,=f,0,1,2,3,l,l,r,~{memory}'
+>>> w.constraints(2, "r")
+'=r,=r,0,1,l,l,r,~{memory}'
 """
 
 from __future__ import annotations
 
-from labkit.atoms.wgmma_ptx import IMMEDIATES, WgmmaInstruction
+from labkit.atoms.gmma_instructions import IMMEDIATES, GmmaInstruction
+from labkit.atoms.wgmma_ptx import WgmmaInstruction
 from labkit.cuda._numba import TypingError, intrinsic, intrinsic_prefer_literal, ir, types
 
-__all__ = ["make", "constraints", "wgmma_zeros", "wgmma_fence_operand"]
+__all__ = ["make", "constraints", "wgmma_zeros", "wgmma_zeros_u32", "wgmma_fence_operand"]
 
 _i32 = ir.IntType(32)
 _i64 = ir.IntType(64)
@@ -37,10 +46,11 @@ _f32 = ir.FloatType()
 _ALLOWED = {"imm_scale_a": (1, -1), "imm_scale_b": (1, -1), "imm_trans_a": (0, 1), "imm_trans_b": (0, 1)}
 
 
-def constraints(r: int) -> str:
-    """LLVM constraints of an mma_async with ``r`` accumulator registers: ``r`` f32 outputs, the
-    same registers tied as inputs, two 64-bit descriptors, the scale-d integer, memory."""
-    return ",".join(["=f"] * r + [str(i) for i in range(r)] + ["l", "l", "r", "~{memory}"])
+def constraints(r: int, reg: str = "f") -> str:
+    """LLVM constraints of an mma_async with ``r`` accumulator registers: ``r`` outputs (``reg``:
+    ``"f"`` for f32, ``"r"`` for packed f16 in a u32), the same registers tied as inputs, two
+    64-bit descriptors, the scale-d integer, memory."""
+    return ",".join([f"={reg}"] * r + [str(i) for i in range(r)] + ["l", "l", "r", "~{memory}"])
 
 
 def _void(context, builder, text):
@@ -56,27 +66,31 @@ def _named(typer, name, doc, literal=False):
     return fn
 
 
-def _accumulator(name, acc, r):
-    if not (isinstance(acc, types.UniTuple) and acc.count == r and isinstance(acc.dtype, (types.Float, types.Integer))):
-        raise TypingError(f"{name}: acc must be a tuple of {r} float32 accumulators (from wgmma_zeros({r}) "
+def _accumulator(name, acc, r, kind):
+    want, zeros = (types.Float, "wgmma_zeros") if kind == "f32" else (types.Integer, "wgmma_zeros_u32")
+    if not (isinstance(acc, types.UniTuple) and acc.count == r and isinstance(acc.dtype, want)):
+        what = "float32" if kind == "f32" else "uint32 (two f16 each)"
+        raise TypingError(f"{name}: acc must be a tuple of {r} {what} accumulators (from {zeros}({r}) "
                           f"or an earlier wgmma); got {acc}")
 
 
-def _tied_asm(builder, text, cons, values, r, extra_types=()):
-    fnty = ir.FunctionType(ir.LiteralStructType([_f32] * r), [_f32] * r + list(extra_types))
+def _tied_asm(builder, text, cons, values, r, extra_types=(), reg=_f32):
+    fnty = ir.FunctionType(ir.LiteralStructType([reg] * r), [reg] * r + list(extra_types))
     res = builder.call(ir.InlineAsm(fnty, text, cons, side_effect=True), list(values))
     return [builder.extract_value(res, i) for i in range(r)]
 
 
-def _make_mma_async(ins: WgmmaInstruction):
-    name, r = ins.name, ins.registers("D")
-    cons = constraints(r)
+def _make_mma_async(ins: GmmaInstruction):
+    name = ins.name
+    r, kind = ins.registers["C"]
+    reg, ty, llty = ("f", types.float32, _f32) if kind == "f32" else ("r", types.uint32, _i32)
+    cons = constraints(r, reg)
 
     def typer(typingctx, desc_a, desc_b, acc, scale_d, imm_scale_a, imm_scale_b, imm_trans_a, imm_trans_b):
         for what, t in (("desc_a", desc_a), ("desc_b", desc_b)):
             if not isinstance(t, types.Integer):
                 raise TypingError(f"{name}: {what} must be a 64-bit matrix descriptor (an integer); got {t}")
-        _accumulator(name, acc, r)
+        _accumulator(name, acc, r, kind)
         if not isinstance(scale_d, (types.Integer, types.Boolean)):
             raise TypingError(f"{name}: scale_d must be an integer (0: D = A*B, else D = A*B + D); got {scale_d}")
         imms = dict(zip(IMMEDIATES, (imm_scale_a, imm_scale_b, imm_trans_a, imm_trans_b)))
@@ -89,18 +103,20 @@ def _make_mma_async(ins: WgmmaInstruction):
         text = ins.asm
         for key, v in values.items():
             text = text.replace(f"${key}", str(v))
-        accty = types.UniTuple(types.float32, r)
+        accty = types.UniTuple(ty, r)
         sig = accty(types.uint64, types.uint64, accty, types.uint32, *imms.values())
 
         def codegen(context, builder, sig, args):
             d = [builder.extract_value(args[2], i) for i in range(r)]
-            out = _tied_asm(builder, text, cons, d + [args[0], args[1], args[3]], r, (_i64, _i64, _i32))
+            out = _tied_asm(builder, text, cons, d + [args[0], args[1], args[3]], r, (_i64, _i64, _i32), llty)
             return context.make_tuple(builder, sig.return_type, out)
 
         return sig, codegen
 
-    return _named(typer, name, f"``{ins.ptx}``: (desc_a, desc_b, acc, scale_d, imm_scale_a, imm_scale_b, "
-                               f"imm_trans_a, imm_trans_b) -> acc, {r} float32 per thread.", literal=True)
+    what = "float32" if kind == "f32" else "uint32 (two f16 each)"
+    return _named(typer, name, f"``{ins.ptx}`` (A and B by descriptor): (desc_a, desc_b, acc, scale_d, "
+                               f"imm_scale_a, imm_scale_b, imm_trans_a, imm_trans_b) -> acc, {r} {what} per "
+                               "thread.", literal=True)
 
 
 def _make_wait_group(ins: WgmmaInstruction):
@@ -128,41 +144,51 @@ def _make_fence(ins: WgmmaInstruction):
     return _named(typer, ins.name, f"``{ins.ptx}``.")
 
 
-def make(ins: WgmmaInstruction):
-    """The intrinsic of one ``WGMMA_PTX`` entry."""
-    if ins.shape:
+def make(ins):
+    """The intrinsic of one ``WGMMA_PTX`` entry or one SS entry of ``GMMA``."""
+    if isinstance(ins, GmmaInstruction):
+        if not ins.asm:
+            raise ValueError(f"{ins.name}: only the SS forms have an intrinsic")
         return _make_mma_async(ins)
     if ins.name == "wgmma_wait_group":
         return _make_wait_group(ins)
     return _make_fence(ins)
 
 
-def _zeros(typingctx, n):
-    if not isinstance(n, types.IntegerLiteral) or int(n.literal_value) <= 0:
-        raise TypingError(f"wgmma_zeros: n must be a literal integer > 0 (the accumulator count); got {n}")
-    count = int(n.literal_value)
-    sig = types.UniTuple(types.float32, count)(n)
+def _zeros_of(name, ty, zero):
+    def typer(typingctx, n):
+        if not isinstance(n, types.IntegerLiteral) or int(n.literal_value) <= 0:
+            raise TypingError(f"{name}: n must be a literal integer > 0 (the accumulator count); got {n}")
+        count = int(n.literal_value)
+        sig = types.UniTuple(ty, count)(n)
 
-    def codegen(context, builder, sig, args):
-        return context.make_tuple(builder, sig.return_type, [ir.Constant(_f32, 0.0)] * count)
+        def codegen(context, builder, sig, args):
+            return context.make_tuple(builder, sig.return_type, [zero] * count)
 
-    return sig, codegen
+        return sig, codegen
+
+    return typer
 
 
-wgmma_zeros = _named(_zeros, "wgmma_zeros", "A tuple of n (a literal) float32 zeros: a fresh accumulator.",
-                     literal=True)
+wgmma_zeros = _named(_zeros_of("wgmma_zeros", types.float32, ir.Constant(_f32, 0.0)), "wgmma_zeros",
+                     "A tuple of n (a literal) float32 zeros: a fresh f32 accumulator.", literal=True)
+wgmma_zeros_u32 = _named(_zeros_of("wgmma_zeros_u32", types.uint32, ir.Constant(_i32, 0)), "wgmma_zeros_u32",
+                         "A tuple of n (a literal) uint32 zeros: a fresh f16 accumulator (two per register).",
+                         literal=True)
 
 
 def _fence_operand(typingctx, acc):
-    if not (isinstance(acc, types.UniTuple) and isinstance(acc.dtype, types.Float)):
-        raise TypingError(f"wgmma_fence_operand: acc must be a tuple of float32 accumulators; got {acc}")
+    if not (isinstance(acc, types.UniTuple) and (acc.dtype == types.float32 or acc.dtype == types.uint32)):
+        raise TypingError(f"wgmma_fence_operand: acc must be a tuple of float32 or uint32 accumulators; got {acc}")
     r = acc.count
-    accty = types.UniTuple(types.float32, r)
-    cons = ",".join(["=f"] * r + [str(i) for i in range(r)] + ["~{memory}"])
+    f32 = acc.dtype == types.float32
+    accty = types.UniTuple(acc.dtype, r)
+    cons = ",".join(["=f" if f32 else "=r"] * r + [str(i) for i in range(r)] + ["~{memory}"])
 
     def codegen(context, builder, sig, args):
         d = [builder.extract_value(args[0], i) for i in range(r)]
-        return context.make_tuple(builder, sig.return_type, _tied_asm(builder, "", cons, d, r))
+        out = _tied_asm(builder, "", cons, d, r, reg=_f32 if f32 else _i32)
+        return context.make_tuple(builder, sig.return_type, out)
 
     return accty(accty), codegen
 

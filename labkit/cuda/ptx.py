@@ -93,13 +93,16 @@ _BY_ID = {id(globals()[name]): INSTRUCTIONS[name] for name in INSTRUCTIONS}
 
 
 def instruction_of(obj) -> Instruction | None:
-    """The :class:`Instruction` that ``obj`` (one of this module's callables) issues, else None.
+    """The registry entry (an :class:`Instruction`, or a ``GmmaInstruction`` for wgmma) that
+    ``obj`` (one of this module's callables) issues, else None.
 
     >>> from labkit.cuda import ptx
     >>> ptx.instruction_of(ptx.cp_async_16).ptx
     'cp.async.ca.shared.global [dst], [src], 16'
     >>> ptx.instruction_of(len) is None
     True
+    >>> ptx.instruction_of(ptx.wgmma_m64n64k16_f32f16f16_ss).atoms
+    ('SM90_64x64x16_F32F16F16_SS',)
     """
     return _BY_ID.get(id(obj))
 
@@ -108,26 +111,32 @@ def min_sm(instruction) -> int:
     """Minimum SM (e.g. ``80`` for sm_80) of an instruction, given by name or callable.
 
     >>> from labkit.cuda import ptx
-    >>> ptx.min_sm("cp_async_wait_group")
-    80
+    >>> ptx.min_sm("cp_async_wait_group"), ptx.min_sm("wgmma_m64n128k16_f32bf16bf16_ss")
+    (80, 90)
     """
     if isinstance(instruction, str):
-        return (WGMMA_PTX.get(instruction) or _registry.instruction(instruction)).min_sm
+        return (WGMMA.get(instruction) or _registry.instruction(instruction)).min_sm
     ins = instruction_of(instruction)
     if ins is None:
         raise InstructionError(f"instruction must be a labkit.cuda.ptx instruction or its name; got {instruction!r}")
     return ins.min_sm
 
 
-# --- Hopper's warpgroup MMA (sm_90a): the WGMMA_PTX table of labkit.atoms.wgmma_ptx ------------
-# ``wgmma_fence``, ``wgmma_commit_group``, ``wgmma_wait_group(n)``, ``fence_proxy_async_shared_cta``,
-# ``wgmma_m64n{8,64,128,256}k16_f32f16f16(desc_a, desc_b, acc, scale_d, 1, 1, 0, 0)`` and the helpers
-# ``wgmma_zeros(n)``, ``wgmma_fence_operand(acc)`` (see labkit.cuda._wgmma_intrinsics). They have
-# no simulator twin: under the CUDA simulator each name raises DeviceError when called.
+# --- Hopper's warpgroup MMA (sm_90a) -------------------------------------------------------------
+# The fences (the WGMMA_PTX table of labkit.atoms.wgmma_ptx: ``wgmma_fence``, ``wgmma_commit_group``,
+# ``wgmma_wait_group(n)``, ``fence_proxy_async_shared_cta``), one ``wgmma_m64n{N}k16_{d}{ab}{ab}_ss(desc_a,
+# desc_b, acc, scale_d, scale_a, scale_b, trans_a, trans_b)`` per SS entry of the GMMA table
+# (labkit.atoms.gmma_instructions) and the helpers ``wgmma_zeros(n)``, ``wgmma_zeros_u32(n)``,
+# ``wgmma_fence_operand(acc)`` (see labkit.cuda._wgmma_intrinsics). They have no simulator twin:
+# under the CUDA simulator each name raises DeviceError when called.
+from labkit.atoms.gmma_instructions import GMMA  # noqa: E402
 from labkit.atoms.wgmma_ptx import WGMMA_PTX  # noqa: E402
 from labkit.errors import DeviceError  # noqa: E402
 
-WGMMA_HELPERS = ("wgmma_zeros", "wgmma_fence_operand")
+WGMMA: dict = {**WGMMA_PTX, **{g.intrinsic: g for g in GMMA.values() if g.intrinsic}}
+"""Every wgmma name bound here, by name: the fences and the SS ``mma_async`` forms."""
+
+WGMMA_HELPERS = ("wgmma_zeros", "wgmma_zeros_u32", "wgmma_fence_operand")
 
 
 def _no_twin(name):
@@ -139,7 +148,8 @@ def _no_twin(name):
     return simulated
 
 
-for _name in (*WGMMA_PTX, *WGMMA_HELPERS):
+for _name in (*WGMMA, *WGMMA_HELPERS):
     globals()[_name] = _no_twin(_name) if SIMULATED else getattr(_impl, _name)
     __all__.append(_name)
-_BY_ID.update({id(globals()[name]): WGMMA_PTX[name] for name in WGMMA_PTX})
+__all__.append("WGMMA")
+_BY_ID.update({id(globals()[name]): WGMMA[name] for name in WGMMA})

@@ -36,7 +36,7 @@ from ..errors import LayoutError
 from ..layout import Swizzle
 from ..atoms.gmma_desc import LayoutType, decode
 
-__all__ = ["wgmma_ss", "operand_addresses"]
+__all__ = ["wgmma_ss", "wgmma_ss_steps", "operand_addresses"]
 
 _W = {LayoutType.INTERLEAVE: 1, LayoutType.B32: 2, LayoutType.B64: 4, LayoutType.B128: 8}
 _B = {LayoutType.INTERLEAVE: 0, LayoutType.B32: 1, LayoutType.B64: 2, LayoutType.B128: 3}
@@ -111,3 +111,27 @@ def wgmma_ss(smem, desc_a: int, desc_b: int, n: int, element: str = "f16", accum
     if c.shape != (64, n):
         raise LayoutError(f"d must have shape (64, {n}), got {c.shape}")
     return (c + a @ b.T).astype(out)
+
+
+def wgmma_ss_steps(smem, descs, n: int, element: str = "f16", accum: str = "f32", a_major: str = "K",
+                   b_major: str = "K") -> np.ndarray:
+    """A chain of SS ``wgmma`` steps as a kernel issues them: ``descs`` holds ``(desc_a, desc_b)``
+    per step; the first step has scale-d 0 (``D = A·Bᵀ``), each later one adds to D, which is
+    rounded to the accumulator type after every step. Returns (64, n).
+
+    >>> import numpy as np
+    >>> from labkit.atoms.gmma_desc import GmmaDescriptor
+    >>> smem = np.zeros(4096, np.uint8)
+    >>> smem[:2048].view(np.float16)[:] = 1
+    >>> da = GmmaDescriptor(leading_byte_offset=8, stride_byte_offset=16).encode()
+    >>> db = GmmaDescriptor(start_address=64, leading_byte_offset=8, stride_byte_offset=16).encode()
+    >>> wgmma_ss_steps(smem, [(da, db), (da, db)], n=8)[0, 0]
+    np.float32(32.0)
+    """
+    descs = [tuple(int(x) for x in step) for step in descs]
+    if not descs or any(len(step) != 2 for step in descs):
+        raise LayoutError("descs must hold one (desc_a, desc_b) pair per step, at least one")
+    d = None
+    for da, db in descs:
+        d = wgmma_ss(smem, da, db, n, element, accum, d=d, a_major=a_major, b_major=b_major)
+    return d

@@ -1,175 +1,244 @@
-"""One warpgroup issues ``wgmma.mma_async`` m64nNk16 f32.f16.f16 ("TN": A and B K-major).
+"""One warpgroup issues ``wgmma.mma_async`` (an SS entry of the ``GMMA`` table) on operands that
+CuTe's GMMA layout atoms place in shared memory, K- or MN-major, in any swizzle mode.
 
-The 128 threads copy A (64 x K f16) and B (N x K f16) from global into shared memory in one of
-two canonical K-major layouts, build the two 64-bit matrix descriptors, issue ``wgmma.fence``,
-``K/16`` mma_async steps, ``commit_group`` and ``wait_group 0``, and write each thread's ``N/2``
-f32 accumulator registers out as they are (``regs[thread, i]``): which element of D register
-``i`` of thread ``t`` holds is the PTX ISA's fragment rule (:func:`d_coords`), applied on the
-host by :func:`wgmma_matmul`.
+The host builds a shared-memory *image* (:func:`make_plan`): A (64 x K) at byte 0 and B (N x K)
+at byte 8192, each written through :class:`labkit.atoms.gmma_smem.GmmaOperand` (the atom tiled
+over the operand, the swizzle on the byte address), and the descriptors of the ``K/16`` steps
+(``make_gmma_desc`` of each 16-wide slice, ``GmmaDescriptor.encode``), relative to the image's
+byte 0. The kernel copies the image into a 1024-byte aligned shared array (the swizzle repeats
+every 1024 bytes, so the layout holds at the array's real address), adds the array's address
+(>> 4) to each descriptor, issues ``wgmma.fence``, ``K/16`` mma_async steps (scale-d 0 on the
+first: D = A*B), ``commit_group`` and ``wait_group 0``, and writes each thread's accumulator
+registers out as they are (``regs[thread, i]``). ``imm-trans-a``/``imm-trans-b`` are 1 for an
+MN-major operand (PTX ISA: the transpose immediates), 0 for K-major. Which element of D register
+value ``v`` of thread ``t`` holds is the PTX ISA's fragment rule (:func:`d_coords`), applied on
+the host by :func:`place`.
 
-The layouts (byte offsets inside the operand's shared array; the PTX ISA's "Shared Memory Matrix
-Layout", K-major):
-
-- ``"INTERLEAVE"`` (no swizzle, K = 16, layout type 0): 8 x 16-byte core matrices, 128
-  contiguous bytes each; the two core matrices of a row group along K are ``LBO = 128`` bytes
-  apart, successive groups of 8 rows ``SBO = 256`` bytes apart.
-- ``"B128"`` (128-byte swizzle, K = 64, layout type 1): a row is 128 bytes; the 16-byte chunk
-  ``c`` of row ``r`` lies at chunk ``c ^ (r % 8)``; 8-row groups are ``SBO = 1024`` bytes apart
-  (LBO is unused: 1). The array is 1024-byte aligned, so the base offset is 0. The four k16
-  steps advance the descriptors' start address by 32 bytes each.
-
-The descriptor (:func:`matrix_descriptor`) is the PTX ISA's "Matrix Descriptor Format": start
-address >> 4 in bits 0-13, LBO >> 4 in bits 16-29, SBO >> 4 in bits 32-45, base offset in bits
-49-51, the layout type in bits 62-63 (0 interleave, 1 128B, 2 64B, 3 32B swizzle).
+The image is the input of ``labkit.sim.wgmma`` too, so the twin and the device read the very same
+bytes through the very same descriptors (``python -m labkit verify``).
 
 >>> from labkit.cuda.kernels import wgmma_probe as wp
->>> hex(wp.matrix_descriptor(0x400, 128, 256, wp.LAYOUT_TYPE["INTERLEAVE"], 0))
-'0x1000080040'
->>> wp.d_coords(37, 6)      # thread 37 (warp 1, lane 5: group 1, thread 1 in group), register 6
+>>> p = wp.make_plan("wgmma_m64n64k16_f32f16f16_ss", "MN", "SW64", "MN", "SW64")
+>>> p.trans, p.steps, [hex(int(d)) for d in p.descs[0]]
+((1, 1), 4, ['0x8000004000200000', '0x8000004000200200'])
+>>> wp.d_coords(37, 6)      # thread 37 (warp 1, lane 5: group 1, thread 1 in group), value 6
 (25, 10)
->>> wp.smem_offset("B128", 9, 17)  # row 9, k 17: chunk 2 of row 9 lies at chunk 2 ^ 1 = 3
-1202
 """
 
 from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
 
 import numpy as np
 import numba
 from numba import cuda
 
-from labkit.atoms.wgmma_ptx import WARPGROUP, WGMMA_N
+from labkit.atoms.gmma_instructions import GMMA, GMMA_BY_ATOM, WARPGROUP, GmmaInstruction
+from labkit.atoms.gmma_smem import GmmaOperand, gmma_operand
 from labkit.cuda import ptx
 from labkit.cuda.launch import jit
-from labkit.errors import LayoutError
+from labkit.errors import InstructionError, LayoutError
 
-__all__ = ["LAYOUT_TYPE", "LAYOUTS", "matrix_descriptor", "smem_offset", "d_coords", "wgmma_registers",
-           "wgmma_matmul"]
+__all__ = ["SMEM_BYTES", "A_START", "B_START", "K_TILE", "Plan", "make_plan", "d_coords", "place",
+           "values", "wgmma_registers", "wgmma_run", "wgmma_matmul", "ss_entry", "to_bits16"]
 
-LAYOUT_TYPE = {"INTERLEAVE": 0, "B128": 1, "B64": 2, "B32": 3}
-"""The descriptor's layout-type field (bits 62-63) by CuTe's ``GMMA::LayoutType`` name."""
-
-LAYOUTS = {  # name -> (K of the tile, LBO bytes, SBO bytes)
-    "INTERLEAVE": (16, 128, 256),
-    "B128": (64, 16, 1024),
-}
-"""The two layouts the probe writes: K of the tile, leading and stride byte offsets."""
-
-
-def matrix_descriptor(start, lbo, sbo, layout_type, base_offset):
-    """The 64-bit wgmma matrix descriptor (PTX ISA "Matrix Descriptor Format"); ``start``, ``lbo``
-    and ``sbo`` in bytes (multiples of 16; each field keeps bits 4-17)."""
-    return ((start & 0x3FFFF) >> 4) | (((lbo & 0x3FFFF) >> 4) << 16) | (((sbo & 0x3FFFF) >> 4) << 32) \
-        | ((base_offset & 0x7) << 49) | ((layout_type & 0x3) << 62)
+K_TILE = 64
+"""K of the probe's tile: four k16 steps (one 128-byte row of 16-bit elements)."""
+A_START = 0
+B_START = 64 * K_TILE * 2
+"""Byte offsets of A and B in the image (both 1024-byte aligned)."""
+SMEM_BYTES = B_START + 256 * K_TILE * 2
+"""The image's size: A (64 x 64) and the largest B (256 x 64) of 16-bit elements, 40 KiB."""
+_SMEM_WORDS = SMEM_BYTES // 4
 
 
-def _interleave_offset(row, k):
-    return (row // 8) * 256 + (k // 8) * 128 + (row % 8) * 16 + (k % 8) * 2
+def ss_entry(name) -> GmmaInstruction:
+    """The SS ``GMMA`` entry called ``name`` (its ``labkit.cuda.ptx`` name or CuTe atom name)."""
+    g = GMMA.get(name) or GMMA_BY_ATOM.get(name) if isinstance(name, str) else name
+    if not isinstance(g, GmmaInstruction) or not g.intrinsic:
+        ss = ", ".join(n for n, e in GMMA.items() if e.intrinsic)
+        raise InstructionError(f"entry must be an SS wgmma entry of the GMMA table ({ss}); got {name!r}")
+    return g
 
 
-def _b128_offset(row, k):
-    return (row // 8) * 1024 + (row % 8) * 128 + (((k // 8) ^ (row % 8)) * 16) + (k % 8) * 2
+def to_bits16(values, element: str) -> np.ndarray:
+    """16-bit codes of ``values`` as ``element`` (``"f16"``: IEEE half, round to nearest even;
+    ``"bf16"``: the high half of the f32, round to nearest even)."""
+    from labkit.atoms.elements import to_bits
+
+    return np.asarray(to_bits(np.asarray(values, np.float64), element), np.uint16)
 
 
-def smem_offset(layout: str, row: int, k: int) -> int:
-    """Byte offset of element (row, k) of a K-major operand in ``layout`` (see the module)."""
-    if layout not in LAYOUTS:
-        raise LayoutError(f"layout must be one of {sorted(LAYOUTS)}; got {layout!r}")
-    return (_interleave_offset if layout == "INTERLEAVE" else _b128_offset)(row, k)
+@dataclass(frozen=True)
+class Plan:
+    """What one probe launch needs: the entry, the two operands' layouts, the descriptors of each
+    k16 step (``descs[s] = (desc_a, desc_b)``, uint64, relative to image byte 0) and the transpose
+    immediates."""
+
+    entry: GmmaInstruction
+    a: GmmaOperand
+    b: GmmaOperand
+    descs: np.ndarray
+
+    @property
+    def n(self) -> int:
+        return self.entry.shape_mnk[1]
+
+    @property
+    def steps(self) -> int:
+        return self.descs.shape[0]
+
+    @property
+    def trans(self) -> tuple:
+        """``(imm-trans-a, imm-trans-b)``: 1 for an MN-major operand."""
+        return (int(self.a.major == "MN"), int(self.b.major == "MN"))
+
+    def image(self, a_bits, b_bits) -> np.ndarray:
+        """The shared-memory image (uint8, :data:`SMEM_BYTES`) holding A's and B's 16-bit codes
+        (``64 x K`` and ``N x K`` uint16) at CuTe's addresses; every other byte 0."""
+        img = np.zeros(SMEM_BYTES, np.uint8)
+        self.a.store(img, a_bits)
+        self.b.store(img, b_bits)
+        return img
 
 
-def d_coords(thread: int, i: int):
-    """(m, n) of D held by register ``i`` of warpgroup thread ``thread`` (PTX ISA, wgmma D
-    fragment of m64nNk16: warp ``w`` holds rows 16w..16w+15; in the warp, mma.sync m16n8's C
-    fragment repeated over N/8 column blocks)."""
+def make_plan(entry, a_major="K", a_swizzle="SW128", b_major="K", b_swizzle="SW128", k: int = K_TILE) -> Plan:
+    """The :class:`Plan` of ``entry`` (an SS ``GMMA`` entry) with A and B in CuTe's GMMA layouts
+    ``{a,b}_major`` (``"K"`` or ``"MN"``) and ``{a,b}_swizzle`` (INTER, SW32, SW64, SW128).
+    A layout that does not tile its operand (an MN-major atom wider than N) is a LayoutError."""
+    g = ss_entry(entry)
+    if isinstance(k, bool) or not isinstance(k, int) or k <= 0 or k % 16 or k > K_TILE:
+        raise LayoutError(f"k={k!r} must be a multiple of 16 up to {K_TILE}")
+    n = g.shape_mnk[1]
+    a = gmma_operand(a_major, a_swizzle, 64, k, A_START)
+    b = gmma_operand(b_major, b_swizzle, n, k, B_START)
+    descs = np.array([[da.encode(), db.encode()] for da, db in zip(a.descriptors(), b.descriptors())],
+                     np.uint64)
+    return Plan(g, a, b, descs)
+
+
+def d_coords(thread: int, v: int):
+    """(m, n) of D held by accumulator value ``v`` of warpgroup thread ``thread`` (PTX ISA, wgmma
+    D fragment of m64nNk16: warp ``w`` holds rows 16w..16w+15; in the warp, mma.sync m16n8's C
+    fragment repeated over N/8 column blocks). For an f16 accumulator register ``i`` holds values
+    ``2i`` (low half) and ``2i + 1``."""
     warp, lane = divmod(thread, 32)
     group, tig = divmod(lane, 4)
-    return 16 * warp + group + 8 * ((i // 2) % 2), 8 * (i // 4) + 2 * tig + (i % 2)
+    return 16 * warp + group + 8 * ((v // 2) % 2), 8 * (v // 4) + 2 * tig + (v % 2)
 
 
-_desc = cuda.jit(device=True, inline=True)(matrix_descriptor)
-_off_interleave = cuda.jit(device=True, inline=True)(_interleave_offset)
-_off_b128 = cuda.jit(device=True, inline=True)(_b128_offset)
+def _coords_table(n):
+    return np.array([[d_coords(t, v) for v in range(n // 2)] for t in range(WARPGROUP)], np.int64)
+
+
+def values(regs, entry) -> np.ndarray:
+    """``(128, N/2)`` float64 accumulator values from the registers ``regs`` (float32, or uint32
+    holding two f16 each)."""
+    g = ss_entry(entry)
+    regs = np.asarray(regs)
+    if g.acc_type == "f32":
+        return regs.astype(np.float64)
+    halves = np.stack([regs & 0xFFFF, regs >> 16], axis=-1).reshape(regs.shape[0], -1)
+    return halves.astype(np.uint16).view(np.float16).astype(np.float64)
+
+
+def place(regs, entry) -> np.ndarray:
+    """D (64 x N, float64) from the registers ``regs`` of the 128 threads, by :func:`d_coords`."""
+    g = ss_entry(entry)
+    n = g.shape_mnk[1]
+    vals = values(regs, g)
+    xy = _coords_table(n)
+    D = np.full((64, n), np.nan)
+    D[xy[..., 0], xy[..., 1]] = vals
+    return D
+
+
+_SOURCE = """
+def {name}(image, descs, regs, addrs):
+    smem = cuda.shared.array(SMEM_WORDS, numba.uint32, alignment=1024)
+    t = cuda.threadIdx.x
+    for w in range(t, SMEM_WORDS, WARPGROUP):
+        smem[w] = image[w]
+    ptx.fence_proxy_async_shared_cta()        # generic-proxy stores, read next by the async proxy
+    cuda.syncthreads()
+    base = ptx.smem_addr(smem, 0)
+    unit = numba.uint64(base >> 4)            # the descriptors' start address is in 16-byte units
+    acc = ptx.{zeros}({r})
+    ptx.wgmma_fence()
+    for s in range(descs.shape[0] // 2):      # scale-d 0 on the first step: D = A*B
+        acc = ptx.{mma}(descs[2 * s] + unit, descs[2 * s + 1] + unit, acc, s, 1, 1, {ta}, {tb})
+    ptx.wgmma_commit_group()
+    ptx.wgmma_wait_group(0)
+    acc = ptx.wgmma_fence_operand(acc)
+    for i in range({r}):
+        regs[t, i] = acc[i]
+    if t == 0:
+        addrs[0] = base
+"""
+
 _KERNELS: dict = {}
 
 
-def _kernel(n: int, layout: str):
-    key = (n, layout)
-    if key in _KERNELS:
-        return _KERNELS[key]
-    mma = getattr(ptx, f"wgmma_m64n{n}k16_f32f16f16")
-    r = n // 2
-    kk, lbo, sbo = LAYOUTS[layout]
-    ltype = LAYOUT_TYPE[layout]
-    a_elems, b_elems, ksteps = 64 * kk, n * kk, kk // 16
-    offset = _off_interleave if layout == "INTERLEAVE" else _off_b128
-
-    def wgmma_probe(A, B, regs, addrs):
-        sA = cuda.shared.array(a_elems, numba.uint16, alignment=1024)
-        sB = cuda.shared.array(b_elems, numba.uint16, alignment=1024)
-        t = cuda.threadIdx.x
-        for e in range(t, a_elems, WARPGROUP):
-            sA[offset(e // kk, e % kk) // 2] = A[e // kk, e % kk]
-        for e in range(t, b_elems, WARPGROUP):
-            sB[offset(e // kk, e % kk) // 2] = B[e // kk, e % kk]
-        ptx.fence_proxy_async_shared_cta()        # generic-proxy stores, read next by the async proxy
-        cuda.syncthreads()
-        a0 = ptx.smem_addr(sA, 0)
-        b0 = ptx.smem_addr(sB, 0)
-        acc = ptx.wgmma_zeros(r)
-        ptx.wgmma_fence()
-        for s in range(ksteps):                   # scale-d 0 on the first step: D = A*B
-            da = _desc(a0 + 32 * s, lbo, sbo, ltype, 0)
-            db = _desc(b0 + 32 * s, lbo, sbo, ltype, 0)
-            acc = mma(da, db, acc, s, 1, 1, 0, 0)
-        ptx.wgmma_commit_group()
-        ptx.wgmma_wait_group(0)
-        acc = ptx.wgmma_fence_operand(acc)
-        for i in range(r):
-            regs[t, i] = acc[i]
-        if t == 0:
-            addrs[0] = a0
-            addrs[1] = b0
-
-    wgmma_probe.__name__ = f"wgmma_probe_m64n{n}k16_{layout}"
-    _KERNELS[key] = jit(wgmma_probe)
+def _kernel(entry, trans_a: int, trans_b: int):
+    """The probe kernel of ``entry`` with the transpose immediates (literals in PTX)."""
+    g = ss_entry(entry)
+    key = (g.name, int(trans_a), int(trans_b))
+    if key not in _KERNELS:
+        r, kind = g.registers["C"]
+        name = f"wgmma_probe_{g.name}_t{int(trans_a)}{int(trans_b)}"
+        scope = {"cuda": cuda, "numba": numba, "ptx": ptx, "SMEM_WORDS": _SMEM_WORDS, "WARPGROUP": WARPGROUP}
+        exec(_SOURCE.format(name=name, r=r, zeros="wgmma_zeros" if kind == "f32" else "wgmma_zeros_u32",
+                            mma=g.intrinsic, ta=int(trans_a), tb=int(trans_b)), scope)
+        _KERNELS[key] = jit(scope[name])
     return _KERNELS[key]
 
 
-def _check(A, B, layout):
-    if layout not in LAYOUTS:
-        raise LayoutError(f"layout must be one of {sorted(LAYOUTS)}; got {layout!r}")
-    kk = LAYOUTS[layout][0]
-    A = np.asarray(A)
-    B = np.asarray(B)
-    if A.shape != (64, kk):
-        raise LayoutError(f"A must be 64 x {kk} (M x K) for layout {layout!r}; got shape {A.shape}")
-    if B.ndim != 2 or B.shape[1] != kk or B.shape[0] not in WGMMA_N:
-        raise LayoutError(f"B must be N x {kk} (N x K, K-major) with N in {WGMMA_N} for layout {layout!r}; "
-                          f"got shape {B.shape}")
-    return np.ascontiguousarray(A, np.float16), np.ascontiguousarray(B, np.float16)
-
-
-def wgmma_registers(A, B, layout: str = "INTERLEAVE"):
-    """Run the probe: ``(regs, addrs)``, ``regs[t, i]`` register ``i`` (float32) of thread ``t``,
-    ``addrs`` the shared addresses of A and B. ``A``: 64 x K, ``B``: N x K (K = 16 for
-    ``"INTERLEAVE"``, 64 for ``"B128"``), converted to float16."""
-    A, B = _check(A, B, layout)
-    n = B.shape[0]
-    regs = np.full((WARPGROUP, n // 2), np.nan, np.float32)
-    addrs = np.zeros(2, np.uint32)
+def wgmma_registers(plan: Plan, image, descs=None):
+    """Run the probe on ``image`` (uint8, :data:`SMEM_BYTES`) with the plan's descriptors (or
+    ``descs``, ``(steps, 2)`` uint64, e.g. a deliberately wrong one): ``(regs, address)``,
+    ``regs[t, i]`` accumulator register ``i`` (float32, or uint32 for f16) of thread ``t``,
+    ``address`` the shared address of the image (a multiple of 1024)."""
+    image = np.ascontiguousarray(image, np.uint8)
+    if image.shape != (SMEM_BYTES,):
+        raise LayoutError(f"image must be {SMEM_BYTES} bytes (uint8); got shape {image.shape}")
+    descs = plan.descs if descs is None else np.asarray(descs, np.uint64)
+    if descs.ndim != 2 or descs.shape[1] != 2 or not 1 <= descs.shape[0] <= K_TILE // 16:
+        raise LayoutError(f"descs must be (steps, 2) with 1..{K_TILE // 16} steps; got shape {descs.shape}")
+    r, kind = plan.entry.registers["C"]
+    regs = np.full((WARPGROUP, r), np.nan, np.float32) if kind == "f32" else \
+        np.full((WARPGROUP, r), 0xFFFFFFFF, np.uint32)                   # f16 NaN pairs: unwritten
+    addrs = np.zeros(1, np.uint32)
     d_regs, d_addrs = cuda.to_device(regs), cuda.to_device(addrs)
-    _kernel(n, layout)[1, WARPGROUP](cuda.to_device(A.view(np.uint16)), cuda.to_device(B.view(np.uint16)),
-                                     d_regs, d_addrs)
+    kernel = _kernel(plan.entry, *plan.trans)
+    with warnings.catch_warnings():             # numba's performance warning: one CTA, on purpose
+        warnings.filterwarnings("ignore", module=r"numba")
+        kernel[1, WARPGROUP](cuda.to_device(image.view(np.uint32)),
+                             cuda.to_device(np.ascontiguousarray(descs).reshape(-1)), d_regs, d_addrs)
     cuda.synchronize()
-    return d_regs.copy_to_host(), d_addrs.copy_to_host()
+    return d_regs.copy_to_host(), int(d_addrs.copy_to_host()[0])
 
 
-def wgmma_matmul(A, B, layout: str = "INTERLEAVE"):
-    """D = A @ B.T (64 x N, float32) through one warpgroup's wgmma, registers placed by :func:`d_coords`;
-    unwritten elements stay NaN."""
-    regs, _ = wgmma_registers(A, B, layout)
-    D = np.full((64, regs.shape[1] * 2), np.nan, np.float32)
-    for t in range(WARPGROUP):
-        for i in range(regs.shape[1]):
-            D[d_coords(t, i)] = regs[t, i]
-    return D
+def wgmma_run(plan: Plan, image, descs=None) -> np.ndarray:
+    """D (64 x N, float64) the device computes from ``image`` (:func:`wgmma_registers`, then
+    :func:`place`); an element no register held stays NaN."""
+    regs, addr = wgmma_registers(plan, image, descs)
+    if addr % 1024:
+        raise LayoutError(f"the shared array starts at {addr}, not 1024-byte aligned: the swizzle "
+                          "would not hold")
+    return place(regs, plan.entry)
+
+
+def wgmma_matmul(A, B, entry="wgmma_m64n64k16_f32f16f16_ss", a_major="K", a_swizzle="SW128",
+                 b_major="K", b_swizzle="SW128") -> np.ndarray:
+    """D = A @ B.T (64 x N, float64 of the accumulator type) through one warpgroup's wgmma:
+    ``A`` 64 x K, ``B`` N x K (K = 16, 32, 48 or 64), coded as the entry's A/B type."""
+    g = ss_entry(entry)
+    A, B = np.asarray(A), np.asarray(B)
+    n = g.shape_mnk[1]
+    if A.ndim != 2 or A.shape[0] != 64 or B.ndim != 2 or B.shape != (n, A.shape[1]):
+        raise LayoutError(f"A must be 64 x K and B {n} x K (N x K) for {g.name}; got {A.shape} and {B.shape}")
+    plan = make_plan(g, a_major, a_swizzle, b_major, b_swizzle, k=int(A.shape[1]))
+    img = plan.image(to_bits16(A, g.ab_type), to_bits16(B, g.ab_type))
+    return wgmma_run(plan, img)
+

@@ -1,0 +1,191 @@
+"""The wgmma checks of ``python -m labkit verify``: one warpgroup's ``wgmma.mma_async`` on the
+device against ``labkit.sim.wgmma``, the twin written from the PTX ISA's descriptor addressing.
+
+Each case is an SS entry of the ``GMMA`` table (f32.f16.f16 with N 8, 64, 128 and 256 in both
+majors and every swizzle mode, mixed majors, bf16 and f16-accumulate at N 64 in both majors, and
+every other SS entry once, K-major SW128) with A (64 x 64) and B (N x 64) laid out in
+shared memory by CuTe's GMMA layout atoms (``labkit.atoms.gmma_smem``: K- or MN-major, INTER,
+SW32, SW64 or SW128) and four k16 steps through descriptors from ``make_gmma_desc``
+(:mod:`labkit.cuda.kernels.wgmma_probe`). The device and the twin read the same shared-memory
+image through the same descriptors:
+
+- small-integer inputs (every sum exact): the device's D equals the twin's bit for bit, and the
+  twin's equals ``A @ B.T``;
+- random inputs of the element type: device and twin each within a floating-point bound of the
+  float64 product (how often their bits agree is reported, not required);
+- a deliberately mis-encoded descriptor (SBO halved, or the wrong swizzle mode): the device reads
+  the wrong bytes, the twin predicts its D element for element, and D is not ``A @ B.T``.
+
+wgmma is sm_90a only: on any other GPU, and under the CUDA simulator (which has no wgmma), the
+checks are skipped with that reason.
+
+>>> len(CASES), len(MISENCODED)
+(50, 2)
+>>> CASES[0]
+('SM90_64x8x16_F32F16F16_SS', 'K', 'INTER', 'K', 'INTER')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from labkit.atoms.gmma_desc import GmmaDescriptor, LayoutType, decode
+from labkit.atoms.gmma_instructions import GMMA, GMMA_BY_ATOM
+from labkit.atoms.gmma_layouts import GMMA_SWIZZLES
+from labkit.atoms.gmma_smem import fits
+from labkit.sim.wgmma import wgmma_ss_steps
+
+__all__ = ["CASES", "MISENCODED", "case_name", "misencoded_name", "check_wgmma", "check_misencoded",
+           "inputs", "mis_encode"]
+
+VERIFY_N = (8, 64, 128, 256)
+"""The N of the f32.f16.f16 cases run in every major and swizzle mode."""
+
+
+def _b_swizzle(major, swizzle, n):
+    """B's swizzle: the case's, unless an MN-major atom of it is wider than N (N = 8: INTER)."""
+    return swizzle if fits(major, swizzle, n, 64) else "INTER"
+
+
+def _cases():
+    out = []
+    for n in VERIFY_N:
+        atom = f"SM90_64x{n}x16_F32F16F16_SS"
+        for major in ("K", "MN"):
+            for sw in GMMA_SWIZZLES:
+                out.append((atom, major, sw, major, _b_swizzle(major, sw, n)))
+    out += [("SM90_64x128x16_F32F16F16_SS", "K", "SW128", "MN", "SW128"),      # mixed majors
+            ("SM90_64x128x16_F32F16F16_SS", "MN", "SW32", "K", "SW64")]
+    for atom in ("SM90_64x64x16_F32BF16BF16_SS", "SM90_64x64x16_F16F16F16_SS"):  # other types
+        out += [(atom, "K", "SW128", "K", "SW128"), (atom, "MN", "SW64", "MN", "SW64")]
+    done = {case[0] for case in out}
+    out += [(g.atoms[0], "K", "SW128", "K", "SW128") for g in GMMA.values()       # every other SS entry
+            if g.intrinsic and g.atoms[0] not in done]
+    return tuple(out)
+
+
+CASES = _cases()
+"""Every wgmma case: (CuTe atom, A major, A swizzle, B major, B swizzle)."""
+
+MISENCODED = (
+    ("SM90_64x64x16_F32F16F16_SS", "K", "SW128", "K", "SW128", "A", "SBO halved"),
+    ("SM90_64x64x16_F32F16F16_SS", "K", "SW128", "K", "SW128", "B", "layout type B64 for B128"),
+)
+"""Cases whose descriptor is deliberately wrong: (case..., operand, what is wrong)."""
+
+
+def case_name(case) -> str:
+    atom, am, asw, bm, bsw = case
+    return f"wgmma {atom} A {am}-{asw} B {bm}-{bsw}"
+
+
+def misencoded_name(case) -> str:
+    return f"wgmma {case[0]} mis-encoded {case[5]} desc: {case[6]}"
+
+
+def mis_encode(descs, operand: str, what: str) -> np.ndarray:
+    """``descs`` (steps x 2, uint64) with ``operand``'s descriptors mis-encoded as ``what``:
+    ``"SBO halved"`` or ``"layout type B64 for B128"``."""
+    out = np.array(descs, np.uint64, copy=True)
+    col = "AB".index(operand)
+    for s in range(out.shape[0]):
+        d = decode(int(out[s, col]))
+        if what == "SBO halved":
+            d = dataclasses.replace(d, stride_byte_offset=d.stride_byte_offset // 2)
+        elif what == "layout type B64 for B128":
+            if d.layout_type is not LayoutType.B128:
+                raise ValueError(f"{what}: the descriptor is {d.layout_type.name}, not B128")
+            d = dataclasses.replace(d, layout_type=LayoutType.B64)
+        else:
+            raise ValueError(f"unknown mis-encoding {what!r}")
+        out[s, col] = GmmaDescriptor.encode(d)
+    return out
+
+
+def inputs(entry, rng, exact: bool):
+    """A (64 x 64) and B (N x 64), float64 values exact in the entry's A/B type: small integers
+    (``exact``: every sum of 64 products exact in f16 and f32) or uniform in [-1, 1) rounded to
+    the type."""
+    from labkit.atoms.elements import from_bits, to_bits
+
+    n = entry.shape_mnk[1]
+    if exact:
+        A, B = rng.integers(-3, 4, (64, 64)), rng.integers(-3, 4, (n, 64))
+    else:
+        A, B = rng.uniform(-1, 1, (64, 64)), rng.uniform(-1, 1, (n, 64))
+    t = entry.ab_type
+    return from_bits(to_bits(A, t), t), from_bits(to_bits(B, t), t)
+
+
+def _bound(entry, A, B):
+    rtol, atol = (2.0 ** -16, 0.0) if entry.acc_type == "f32" else (2.0 ** -9, 2.0 ** -14)
+    return rtol * (np.abs(A) @ np.abs(B).T) + atol
+
+
+def _twin(plan, image, descs):
+    g = plan.entry
+    return wgmma_ss_steps(image, [tuple(int(x) for x in step) for step in descs], plan.n, g.ab_type,
+                          g.acc_type, plan.a.major, plan.b.major).astype(np.float64)
+
+
+def _plan(case):
+    from labkit.cuda.kernels import wgmma_probe as wp
+
+    atom, am, asw, bm, bsw = case
+    return wp, wp.make_plan(GMMA_BY_ATOM[atom], am, asw, bm, bsw)
+
+
+def check_wgmma(case, rng, run_device, result_cls, sets: int = 2):
+    """One case: ``sets`` exact and ``sets`` random input sets through the device and the twin."""
+    wp, plan = _plan(case)
+    g = plan.entry
+    res = result_cls(case_name(case), g.ptx, 2 * sets)
+    exact_bad, exact_ref_bad, total = 0, 0, 0
+    same_bits, worst = 0, {"device": 0.0, "twin": 0.0}
+    for exact in [True] * sets + [False] * sets:
+        A, B = inputs(g, rng, exact)
+        img = plan.image(wp.to_bits16(A, g.ab_type), wp.to_bits16(B, g.ab_type))
+        dev = run_device(wp.wgmma_run, plan, img, None)
+        twin = _twin(plan, img, plan.descs)
+        ref = A @ B.T
+        if exact:
+            total += dev.size
+            exact_bad += int(np.count_nonzero(~(dev == twin)))
+            exact_ref_bad += int(np.count_nonzero(twin != ref))
+        else:
+            bound = _bound(g, A, B)
+            for who, d in (("device", dev), ("twin", twin)):
+                r = np.abs(d - ref) / bound
+                worst[who] = max(worst[who], float(np.nanmax(r)) if not np.isnan(r).any() else np.inf)
+            same_bits += int(np.count_nonzero(dev == twin))
+    res.add("D exact inputs: device == twin", exact_bad == 0, f"{exact_bad} of {total} elements differ")
+    res.add("D exact inputs: twin == A @ B.T", exact_ref_bad == 0, f"{exact_ref_bad} of {total} elements differ")
+    for who in ("device", "twin"):
+        res.add(f"D random {who} vs float64", worst[who] <= 1.0, f"max |err|/bound = {worst[who]:.3g}")
+    res.add("(info) exact: device == twin; random: equal bits", True,
+            f"{total - exact_bad}/{total} exact; {same_bits}/{sets * g.shape_mnk[1] * 64} random")
+    return res
+
+
+def check_misencoded(mis, rng, run_device, result_cls, sets: int = 2):
+    """A case with one operand's descriptors mis-encoded: the device's D is the twin's, element
+    for element, on small-integer inputs, and differs from ``A @ B.T``."""
+    wp, plan = _plan(mis[:5])
+    g = plan.entry
+    res = result_cls(misencoded_name(mis), g.ptx, sets)
+    bad_descs = mis_encode(plan.descs, mis[5], mis[6])
+    differ, wrong, total = 0, 0, 0
+    for _ in range(sets):
+        A, B = inputs(g, rng, True)
+        img = plan.image(wp.to_bits16(A, g.ab_type), wp.to_bits16(B, g.ab_type))
+        dev = run_device(wp.wgmma_run, plan, img, bad_descs)
+        twin = _twin(plan, img, bad_descs)
+        total += dev.size
+        differ += int(np.count_nonzero(~(dev == twin)))
+        wrong += int(np.count_nonzero(twin != A @ B.T))
+    res.add("D device == twin (the garbage predicted)", differ == 0, f"{differ} of {total} elements differ")
+    res.add("D twin != A @ B.T (the encoding matters)", wrong > 0, f"{wrong} of {total} elements wrong")
+    res.add("(info) predicted wrong elements", True, f"{total - differ}/{total} predicted; {wrong} wrong")
+    return res
