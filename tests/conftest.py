@@ -211,7 +211,18 @@ def _seed_book_cache(shared: Path, cache_dir: Path) -> int:
         source = REPO / rel
         if not source.is_file() or _page_key(source) != done.name:
             continue
-        nb = nbformat.read(done, as_version=4)
+        # the page as the build reads it, with the executed outputs (execution adds cell
+        # metadata, which jupyter-cache's hash of a notebook includes)
+        nb, ran = _read_notebook(source), nbformat.read(done, as_version=4)
+        code = [c for c in nb.cells if c.cell_type == "code"]
+        ran_code = [c for c in ran.cells if c.cell_type == "code"]
+        if [c.source for c in code] != [c.source for c in ran_code]:
+            continue
+        for cell, executed in zip(code, ran_code):
+            cell.outputs, cell.execution_count = executed.outputs, executed.execution_count
+        for key in ("language_info", "widgets"):
+            if key in ran.metadata:
+                nb.metadata[key] = ran.metadata[key]
         cache.cache_notebook_bundle(CacheBundleIn(nb, str(source)), check_validity=False, overwrite=True)
         seeded += 1
     return seeded

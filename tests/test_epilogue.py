@@ -345,4 +345,9 @@ def test_page_runs_and_shows_labkits_figures(executed_page):
     assert "are the accumulators of two atoms: True" in out['stsm = lk.copy_atom(epilogue.STSM, "f16")']
     order = out["print(epilogue.ordering_summary(smem))"]
     assert "20 of 20 pairs" in order and "64 x st.shared.b32 to shared" in order
-    assert re.search(r"staged / direct: \d+\.\dx the bandwidth", out['out = epilogue.recorded_experiment("global")'])
+    table = out['out = epilogue.recorded_experiment("global")']
+    assert all(re.search(rf"^{row}\s", table, re.M) for row in ("direct", "staged_b32", "staged_stmatrix")), table
+    # the prose cites the run's bandwidths through the measured role (the Measurements page lists them)
+    text = PAGE.read_text()
+    for row in ("direct", "staged_b32", "staged_stmatrix"):
+        assert f"{{measured}}`epilogue:global.rows.{row}.GB/s" in text, row
