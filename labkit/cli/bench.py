@@ -118,7 +118,7 @@ def _header(backend):
     return lines
 
 
-TC_STEPS_REPORTED = ("HMMA", "LDSM", "LDGSTS", "UTMALDG")
+TC_STEPS_REPORTED = ("HMMA", "HGMMA", "LDSM", "LDGSTS", "UTMALDG")
 
 
 def _variants(args):

@@ -11,6 +11,8 @@ step          what it adds
               in registers, a grouped CTA raster (plain 16-byte loads on sm_75)
 ``tma``       the Tensor Memory Accelerator fills shared memory (sm_90): one thread, one
               mbarrier per stage, 256x128 tiles of 8 warps, 4 stages
+``wgmma``     warpgroup MMA from shared memory (sm_90a): a TMA producer warpgroup, two
+              consumer warpgroups of m64n256k16, full/empty mbarriers, persistent CTAs
 ============  ==============================================================================
 
 Each step is a module ``labkit.cuda.kernels.gemm_<step>`` with a ``launch(A, B, C, acc,
@@ -20,12 +22,12 @@ inputs; :func:`check` runs a step on fresh random inputs against a float64 refer
 
 >>> from labkit.cuda.kernels import gemm
 >>> gemm.STEPS
-('naive', 'smem', 'mma', 'swizzle', 'pipeline', 'tma')
+('naive', 'smem', 'mma', 'swizzle', 'pipeline', 'tma', 'wgmma')
 >>> try:
 ...     gemm.gemm(None, None, step="fast")
 ... except ValueError as e:
 ...     print(e)
-step: must be one of ('naive', 'smem', 'mma', 'swizzle', 'pipeline', 'tma'), got 'fast'
+step: must be one of ('naive', 'smem', 'mma', 'swizzle', 'pipeline', 'tma', 'wgmma'), got 'fast'
 """
 
 import importlib
@@ -45,7 +47,7 @@ from labkit.errors import DeviceError
 
 __all__ = ["STEPS", "step_module", "prepare", "gemm", "check", "kernel_report"]
 
-STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma")
+STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma", "wgmma")
 
 
 
@@ -126,6 +128,8 @@ def kernel_report(step, acc="f32", sm=None, sass_path=None, **options):
     from labkit.cuda.kernels import gemm_sass
 
     mod = step_module(step)
+    if hasattr(mod, "kernel_report"):  # a step with its own report (wgmma: HGMMA per k-tile)
+        return mod.kernel_report(acc, _sm(sm), sass_path, **options)
     if not hasattr(mod, "kernel_config"):
         raise DeviceError(f"step: {step!r} is not a tensor-core step (mma, swizzle, pipeline, tma)")
     sm = _sm(sm)
