@@ -404,6 +404,21 @@ _impl = _sim_bindings() if _SIMULATED else _gpu_bindings()
  sim_tensor_map) = _impl
 
 
+def _setmaxnreg_intrinsic(name, text):
+    from labkit.cuda._numba import intrinsic, ir, types
+
+    def typer(typingctx):
+        def codegen(context, builder, sig, args):
+            asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), []), text, "~{memory}", side_effect=True)
+            builder.call(asm, [])
+            return context.get_dummy_value()
+
+        return types.void(), codegen
+
+    typer.__name__ = name
+    return intrinsic(typer)
+
+
 def setmaxnreg_calls(dec, inc):
     """``{"setmaxnreg_dec_<dec>": f, "setmaxnreg_inc_<inc>": g}``: intrinsics of no arguments issuing
     ``setmaxnreg.{dec,inc}.sync.aligned.u32`` with the register counts as immediates (multiples of
@@ -421,18 +436,5 @@ def setmaxnreg_calls(dec, inc):
                 raise DeviceError("setmaxnreg has no CUDA-simulator twin (sm_90a only)")
             out[name] = twin
             continue
-        from labkit.cuda._numba import intrinsic, ir, types
-
-        text = PTX[f"setmaxnreg_{what}"].replace("$n", str(n))
-
-        def typer(typingctx, _text=text):
-            def codegen(context, builder, sig, args):
-                asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), []), _text, "~{memory}", side_effect=True)
-                builder.call(asm, [])
-                return context.get_dummy_value()
-
-            return types.void(), codegen
-
-        typer.__name__ = name
-        out[name] = intrinsic(typer)
+        out[name] = _setmaxnreg_intrinsic(name, PTX[f"setmaxnreg_{what}"].replace("$n", str(n)))
     return out

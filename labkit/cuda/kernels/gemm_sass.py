@@ -196,8 +196,8 @@ def ktile_mix(sass, hmma_ktile, op="HMMA"):
             pending = []
             insts.append((addr, m.group(2), m.group(3)))
     best = None
-    for i, (addr, op, rest) in enumerate(insts):
-        if op != "BRA":
+    for i, (addr, name, rest) in enumerate(insts):
+        if name != "BRA":
             continue
         t = re.search(r"0x([0-9a-f]+)", rest)
         lab = re.search(r"(\.L\w+)", rest)
@@ -206,7 +206,8 @@ def ktile_mix(sass, hmma_ktile, op="HMMA"):
             continue
         body = [o for a, o, _ in insts[: i + 1] if a >= target]
         hmma = body.count(op)
-        if hmma and (best is None or hmma > best[0]):
+        # the most ``op``; of loops with as many (a loop and the loops around it), the innermost
+        if hmma and (best is None or hmma > best[0] or (hmma == best[0] and len(body) < len(best[1]))):
             best = (hmma, body)
     if best is None:
         return {}
