@@ -320,7 +320,7 @@ def _table(rows, out):
     print("", file=out)
     head = (f"| {'step':<28} | acc | "
             + " | ".join(f"{s}³ TFLOP/s | vs cuBLAS | vs CuTe" for s in sizes)
-            + " | regs | spills (B) | smem (KB) | CTAs/SM | HMMA / LDSM / LDGSTS / UTMALDG per k-tile | notes |")
+            + f" | regs | spills (B) | smem (KB) | CTAs/SM | {' / '.join(TC_STEPS_REPORTED)} per k-tile | notes |")
     print(head, file=out)
     print("|" + "---|" * (8 + 3 * len(sizes)), file=out)
     for step, acc in keys:
