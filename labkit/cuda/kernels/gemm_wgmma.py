@@ -108,7 +108,6 @@ CONFIGS = {
     "128x256x64s4r": WgmmaConfig(setmaxnreg=(40, 232)),
     "128x256x64s3": WgmmaConfig(stages=3),
     "128x128x64s6": WgmmaConfig(bn=128, stages=6),
-    "256x128x64s4": WgmmaConfig(consumers=4, bn=128, stages=4, max_registers=96),
 }
 DEFAULT = "128x256x64s4"
 #: sm_90 and more (sm_90a is checked at launch); K % 8 == 0 (TMA row pitch), 16-byte pointers
