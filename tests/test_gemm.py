@@ -448,7 +448,7 @@ GPU_SHAPES = [(257, 263, 136), (512, 512, 512), (1000, 776, 1032)]
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("step", gemm.STEPS)
+@pytest.mark.parametrize("step", gemm.ALL_STEPS)
 @pytest.mark.parametrize("acc", ["f32", "f16"])
 def test_step_on_gpu(step, acc):
     if step == "wgmma":

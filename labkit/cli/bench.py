@@ -47,7 +47,7 @@ def _csv_list(text, kind=str):
 
 def parse_args(argv):
     """Parse ``bench`` arguments (the first one names the benchmark: only ``gemm``)."""
-    from labkit.cuda.kernels.gemm import STEPS
+    from labkit.cuda.kernels.gemm import ALL_STEPS as STEPS
 
     p = argparse.ArgumentParser(prog="python -m labkit bench", description=__doc__.split("\n\n")[0])
     p.add_argument("what", choices=["gemm"], help="which benchmark")

@@ -18,7 +18,7 @@ import inspect
 import types
 from dataclasses import dataclass, field
 
-from labkit.cuda.kernels.gemm import STEPS
+from labkit.cuda.kernels.gemm import ALL_STEPS as STEPS
 from labkit.errors import LabkitError
 
 __all__ = ["TRACED_STEPS", "step_config", "Trace", "trace", "gemm_block_dim", "kernel_lines", "kernel_statements"]
