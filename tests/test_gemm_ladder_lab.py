@@ -103,6 +103,11 @@ def test_lab_checks_every_step_against_float64(lab):
     lines = out["M, N, K = (1000, 776, 1032) if on_gpu else (56, 40, 40)"].splitlines()
     pattern = re.compile(r"(\w+) +(f32|f16) (\d+)x(\d+)x(\d+): relative error (\S+), tolerance (\S+): (ok|WRONG)")
     refused = re.compile(r"tma +(f32|f16): refused: sm: step 'tma' needs sm_90 or newer, this GPU is sm_(\d+)")
+    # step 7 (wgmma) runs only on sm_90a and accumulates in f32: elsewhere, and for f16, it is refused
+    for line in (x for x in lines if x.startswith("wgmma")):
+        ran = pattern.fullmatch(line)
+        assert re.fullmatch(r"wgmma +(f32|f16): refused: .+", line) or (ran and ran.group(8) == "ok"), line
+    lines = [x for x in lines if not x.startswith("wgmma")]
     if backend == "gpu" and any(refused.fullmatch(line) for line in lines):
         # an older GPU than Hopper: step 6 (TMA) refuses before launch
         assert all(int(refused.fullmatch(line).group(2)) < 90 for line in lines if line.startswith("tma"))

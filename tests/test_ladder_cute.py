@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 import labkit as lk
-from labkit.cuda.kernels.gemm import STEPS
+from labkit.lab.ladder_trace import TRACED_STEPS as STEPS
 from labkit.lab import ladder_cute as lc
 from labkit.lab import ladder_trace as lt
 from labkit.errors import LabkitError

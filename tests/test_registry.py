@@ -245,6 +245,9 @@ def test_the_inline_ptx_entries_compile_to_their_registry_text():
     from labkit.cuda import probe
     from labkit.cuda.kernels import gemm_ptx as g
 
+    regs = g.setmaxnreg_calls(40, 232)
+    setmaxnreg_dec, setmaxnreg_inc = regs["setmaxnreg_dec_40"], regs["setmaxnreg_inc_232"]
+
     def kernel(out, src, maps):
         s = cuda.shared.array(256, numba.uint32)
         bar = cuda.shared.array(1, numba.uint64)
@@ -261,6 +264,9 @@ def test_the_inline_ptx_entries_compile_to_their_registry_text():
         g.fence_mbarrier_init()
         g.mbarrier_arrive_expect_tx(baddr, 16)
         w = g.mbarrier_try_wait(baddr, 0)
+        g.mbarrier_arrive(baddr)
+        setmaxnreg_dec()
+        setmaxnreg_inc()
         g.tma_load_2d(addr, maps, 0, 0, 0, baddr)
         out[1] = numba.uint32(probe.clock64() - t0) + w
 

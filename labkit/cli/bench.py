@@ -47,7 +47,7 @@ def _csv_list(text, kind=str):
 
 def parse_args(argv):
     """Parse ``bench`` arguments (the first one names the benchmark: only ``gemm``)."""
-    from labkit.cuda.kernels.gemm import STEPS
+    from labkit.cuda.kernels.gemm import ALL_STEPS as STEPS
 
     p = argparse.ArgumentParser(prog="python -m labkit bench", description=__doc__.split("\n\n")[0])
     p.add_argument("what", choices=["gemm"], help="which benchmark")
@@ -118,7 +118,7 @@ def _header(backend):
     return lines
 
 
-TC_STEPS_REPORTED = ("HMMA", "LDSM", "LDGSTS", "UTMALDG")
+TC_STEPS_REPORTED = ("HMMA", "HGMMA", "LDSM", "LDGSTS", "UTMALDG")
 
 
 def _variants(args):
@@ -320,7 +320,7 @@ def _table(rows, out):
     print("", file=out)
     head = (f"| {'step':<28} | acc | "
             + " | ".join(f"{s}³ TFLOP/s | vs cuBLAS | vs CuTe" for s in sizes)
-            + " | regs | spills (B) | smem (KB) | CTAs/SM | HMMA / LDSM / LDGSTS / UTMALDG per k-tile | notes |")
+            + f" | regs | spills (B) | smem (KB) | CTAs/SM | {' / '.join(TC_STEPS_REPORTED)} per k-tile | notes |")
     print(head, file=out)
     print("|" + "---|" * (8 + 3 * len(sizes)), file=out)
     for step, acc in keys:

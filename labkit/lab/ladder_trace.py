@@ -18,14 +18,21 @@ import inspect
 import types
 from dataclasses import dataclass, field
 
-from labkit.cuda.kernels.gemm import STEPS
+from labkit.cuda.kernels.gemm import ALL_STEPS as STEPS
 from labkit.errors import LabkitError
 
-__all__ = ["step_config", "Trace", "trace", "gemm_block_dim", "kernel_lines", "kernel_statements"]
+__all__ = ["TRACED_STEPS", "step_config", "Trace", "trace", "gemm_block_dim", "kernel_lines", "kernel_statements"]
+
+#: the steps a thread can be traced through: one thread's PTX calls in plain Python. ``wgmma``
+#: is not among them: its MMAs are issued by a whole warpgroup, asynchronously, from shared memory
+TRACED_STEPS = tuple(s for s in STEPS if s != "wgmma")
 
 
 def _module(step):
-    if step not in STEPS:
+    if step not in TRACED_STEPS:
+        if step in STEPS:
+            raise LabkitError(f"step {step!r} is not traced thread by thread (a warpgroup issues its MMAs); "
+                              f"traced steps: {', '.join(TRACED_STEPS)}")
         raise LabkitError(f"step must be one of {', '.join(STEPS)}; got {step!r}")
     return importlib.import_module(f"labkit.cuda.kernels.gemm_{step}")
 

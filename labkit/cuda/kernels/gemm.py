@@ -11,6 +11,8 @@ step          what it adds
               in registers, a grouped CTA raster (plain 16-byte loads on sm_75)
 ``tma``       the Tensor Memory Accelerator fills shared memory (sm_90): one thread, one
               mbarrier per stage, 256x128 tiles of 8 warps, 4 stages
+``wgmma``     warpgroup MMA from shared memory (sm_90a): a TMA producer warpgroup, two
+              consumer warpgroups of m64n256k16, full/empty mbarriers, persistent CTAs
 ============  ==============================================================================
 
 Each step is a module ``labkit.cuda.kernels.gemm_<step>`` with a ``launch(A, B, C, acc,
@@ -19,13 +21,13 @@ the rule) and returns a function that launches the kernel. :func:`gemm` wraps it
 inputs; :func:`check` runs a step on fresh random inputs against a float64 reference.
 
 >>> from labkit.cuda.kernels import gemm
->>> gemm.STEPS
-('naive', 'smem', 'mma', 'swizzle', 'pipeline', 'tma')
+>>> gemm.STEPS, gemm.ALL_STEPS[-1]
+(('naive', 'smem', 'mma', 'swizzle', 'pipeline', 'tma'), 'wgmma')
 >>> try:
 ...     gemm.gemm(None, None, step="fast")
 ... except ValueError as e:
 ...     print(e)
-step: must be one of ('naive', 'smem', 'mma', 'swizzle', 'pipeline', 'tma'), got 'fast'
+step: must be one of ('naive', 'smem', 'mma', 'swizzle', 'pipeline', 'tma', 'wgmma'), got 'fast'
 """
 
 import importlib
@@ -43,9 +45,12 @@ from labkit.cuda.kernels.gemm_common import (
 from labkit.cuda.kernels.gemm_config import check_sm
 from labkit.errors import DeviceError
 
-__all__ = ["STEPS", "step_module", "prepare", "gemm", "check", "kernel_report"]
+__all__ = ["STEPS", "ALL_STEPS", "step_module", "prepare", "gemm", "check", "kernel_report"]
 
+#: the mma.sync ladder the book's chapters and the recorded 2026-12-01 run walk through
 STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma")
+#: every step a launch, check or benchmark accepts: the ladder and Hopper's wgmma step after it
+ALL_STEPS = STEPS + ("wgmma",)
 
 
 
@@ -60,8 +65,8 @@ def _sm(sm):
 
 def step_module(step):
     """The module that implements ``step`` (imported on first use)."""
-    if step not in STEPS:
-        raise DeviceError(f"step: must be one of {STEPS}, got {step!r}")
+    if step not in ALL_STEPS:
+        raise DeviceError(f"step: must be one of {ALL_STEPS}, got {step!r}")
     return importlib.import_module(f"labkit.cuda.kernels.gemm_{step}")
 
 
@@ -126,6 +131,8 @@ def kernel_report(step, acc="f32", sm=None, sass_path=None, **options):
     from labkit.cuda.kernels import gemm_sass
 
     mod = step_module(step)
+    if hasattr(mod, "kernel_report"):  # a step with its own report (wgmma: HGMMA per k-tile)
+        return mod.kernel_report(acc, _sm(sm), sass_path, **options)
     if not hasattr(mod, "kernel_config"):
         raise DeviceError(f"step: {step!r} is not a tensor-core step (mma, swizzle, pipeline, tma)")
     sm = _sm(sm)

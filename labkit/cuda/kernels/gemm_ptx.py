@@ -20,6 +20,8 @@ name                                                   PTX                      
 ``fence_mbarrier_init()``                              ``fence.mbarrier_init.release.cluster`` +      90
                                                        ``fence.proxy.async.shared::cta``
 ``mbarrier_arrive_expect_tx(bar, nbytes)``             ``mbarrier.arrive.expect_tx.shared::cta.b64``  90
+``mbarrier_arrive(bar)``                               ``mbarrier.arrive.shared::cta.b64``: one        80
+                                                       arrival, no transaction bytes
 ``mbarrier_try_wait(bar, parity)``                     ``mbarrier.try_wait.parity.shared::cta.b64``:  90
                                                        1 once the phase of that parity completed
 ``tma_load_2d(dst, maps, index, c0, c1, bar)``         ``cp.async.bulk.tensor.2d.shared::cluster.     90
@@ -62,9 +64,11 @@ __all__ = [
     "mbarrier_init",
     "fence_mbarrier_init",
     "mbarrier_arrive_expect_tx",
+    "mbarrier_arrive",
     "mbarrier_try_wait",
     "tma_load_2d",
     "sim_tensor_map",
+    "setmaxnreg_calls",
 ]
 
 from labkit.atoms.instructions import GEMM_PTX as _REGISTRY  # noqa: E402
@@ -200,6 +204,7 @@ def _gpu_bindings():
     mbarrier_init = void_asm("mbarrier_init", 2)
     fence_mbarrier_init = void_asm("fence_mbarrier_init", 0)
     mbarrier_arrive_expect_tx = void_asm("mbarrier_arrive_expect_tx", 2)
+    mbarrier_arrive = void_asm("mbarrier_arrive", 1)
 
     @intrinsic
     def mbarrier_try_wait(typingctx, bar, parity):
@@ -231,7 +236,8 @@ def _gpu_bindings():
         return sig, codegen
 
     return (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
-            mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_try_wait, tma_load_2d,
+            mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,
+            tma_load_2d,
             None)
 
 
@@ -335,6 +341,12 @@ def _sim_bindings():
             b[1] -= 1
             _complete(b)
 
+    def mbarrier_arrive(bar):
+        with lock:
+            b = _barrier(bar, "mbarrier_arrive")
+            b[1] -= 1
+            _complete(b)
+
     def mbarrier_try_wait(bar, parity):
         with lock:
             b = _barrier(bar, "mbarrier_try_wait")
@@ -380,11 +392,49 @@ def _sim_bindings():
             _complete(b)
 
     return (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
-            mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_try_wait, tma_load_2d,
+            mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,
+            tma_load_2d,
             sim_tensor_map)
 
 
 _impl = _sim_bindings() if _SIMULATED else _gpu_bindings()
 (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
- mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_try_wait, tma_load_2d,
+ mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,
+            tma_load_2d,
  sim_tensor_map) = _impl
+
+
+def _setmaxnreg_intrinsic(name, text):
+    from labkit.cuda._numba import intrinsic, ir, types
+
+    def typer(typingctx):
+        def codegen(context, builder, sig, args):
+            asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), []), text, "~{memory}", side_effect=True)
+            builder.call(asm, [])
+            return context.get_dummy_value()
+
+        return types.void(), codegen
+
+    typer.__name__ = name
+    return intrinsic(typer)
+
+
+def setmaxnreg_calls(dec, inc):
+    """``{"setmaxnreg_dec_<dec>": f, "setmaxnreg_inc_<inc>": g}``: intrinsics of no arguments issuing
+    ``setmaxnreg.{dec,inc}.sync.aligned.u32`` with the register counts as immediates (multiples of
+    8 in 24..256; the PTX ISA: sm_90a). A warpgroup's threads give registers back (``dec``) or
+    take them (``inc``); ptxas honours it only in a kernel compiled with a register cap."""
+    from labkit.errors import DeviceError
+
+    out = {}
+    for what, n in (("dec", dec), ("inc", inc)):
+        if isinstance(n, bool) or not isinstance(n, int) or not 24 <= n <= 256 or n % 8:
+            raise DeviceError(f"setmaxnreg: {what} must be a multiple of 8 in 24..256; got {n!r}")
+        name = f"setmaxnreg_{what}_{n}"
+        if _SIMULATED:
+            def twin():
+                raise DeviceError("setmaxnreg has no CUDA-simulator twin (sm_90a only)")
+            out[name] = twin
+            continue
+        out[name] = _setmaxnreg_intrinsic(name, PTX[f"setmaxnreg_{what}"].replace("$n", str(n)))
+    return out

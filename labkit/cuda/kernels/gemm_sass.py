@@ -31,7 +31,7 @@ from labkit.cuda.kernels.gemm_config import check_sm
 from labkit.cuda.kernels.gemm_launch import build_kernel, namespace
 from labkit.errors import DeviceError
 
-__all__ = ["tool", "disassemble", "instruction_mix", "ktile_mix", "hmma_per_ktile", "ctas_per_sm",
+__all__ = ["tool", "disassemble", "instruction_mix", "ktile_mix", "wgmma_ktile_mix", "hmma_per_ktile", "ctas_per_sm",
            "offline_report", "kernel_report"]
 
 _SASS_LINE = re.compile(r"^\s*/\*([0-9a-f]+)\*/\s+(?:@!?U?P[T0-9]+\s+)?([A-Z][A-Z0-9_]*)([^;]*)")
@@ -162,11 +162,12 @@ def offline_report(cfg, acc, sm, name="gemm_tc", sass_path=None):
     )
 
 
-def ktile_mix(sass, hmma_ktile):
+def ktile_mix(sass, hmma_ktile, op="HMMA"):
     """Instruction counts of the main loop, per k-tile, from ``cuobjdump``/``nvdisasm`` SASS.
 
-    The main loop is the backward branch whose body holds the most ``HMMA``; its counts are
-    divided by the k-tiles one trip covers (``HMMA`` in the body / ``hmma_ktile``). Empty
+    The main loop is the backward branch whose body holds the most ``op`` (``HMMA``; ``HGMMA``
+    for wgmma, ``UTMALDG`` for a TMA producer's loop); its counts are divided by the k-tiles
+    one trip covers (``op`` in the body / ``hmma_ktile``, the ``op`` of one k-tile). Empty
     when there is no SASS or no such loop.
 
     >>> sass = '''
@@ -195,8 +196,8 @@ def ktile_mix(sass, hmma_ktile):
             pending = []
             insts.append((addr, m.group(2), m.group(3)))
     best = None
-    for i, (addr, op, rest) in enumerate(insts):
-        if op != "BRA":
+    for i, (addr, name, rest) in enumerate(insts):
+        if name != "BRA":
             continue
         t = re.search(r"0x([0-9a-f]+)", rest)
         lab = re.search(r"(\.L\w+)", rest)
@@ -204,14 +205,38 @@ def ktile_mix(sass, hmma_ktile):
         if target is None or target >= addr:
             continue
         body = [o for a, o, _ in insts[: i + 1] if a >= target]
-        hmma = body.count("HMMA")
-        if hmma and (best is None or hmma > best[0]):
+        hmma = body.count(op)
+        # the most ``op``; of loops with as many (a loop and the loops around it), the innermost
+        if hmma and (best is None or hmma > best[0] or (hmma == best[0] and len(body) < len(best[1]))):
             best = (hmma, body)
     if best is None:
         return {}
     trips = best[0] / hmma_ktile
     out = {k: v / trips for k, v in collections.Counter(best[1]).most_common()}
     out["total"] = len(best[1]) / trips
+    return out
+
+
+def wgmma_ktile_mix(sass, hgmma_ktile, tma_ktile=2):
+    """Per k-tile counts of a warp-specialized wgmma kernel: the consumer's loop (the one with the
+    most ``HGMMA``, ``hgmma_ktile`` of them a k-tile) and, as ``UTMALDG``, the TMA copies of the
+    producer's loop (the one with the most ``UTMALDG``, ``tma_ktile`` a k-tile).
+
+    >>> sass = '''
+    ...         /*0000*/                   UTMALDG.2D [UR8], [UR4] ;
+    ...         /*0010*/                   UTMALDG.2D [UR12], [UR4] ;
+    ...         /*0020*/               @P0 BRA 0x0 ;
+    ...         /*0030*/                   HGMMA.64x256x16.F32 R24, gdesc[UR4], R24 ;
+    ...         /*0040*/                   HGMMA.64x256x16.F32 R24, gdesc[UR8], R24 ;
+    ...         /*0050*/               @P1 BRA 0x30 ;
+    ... '''
+    >>> wgmma_ktile_mix(sass, 2)
+    {'HGMMA': 2.0, 'BRA': 1.0, 'total': 3.0, 'UTMALDG': 2.0}
+    """
+    out = ktile_mix(sass, hgmma_ktile, "HGMMA")
+    producer = ktile_mix(sass, tma_ktile, "UTMALDG")
+    if out and producer:
+        out["UTMALDG"] = producer["UTMALDG"]
     return out
 
 

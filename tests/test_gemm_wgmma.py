@@ -1,0 +1,153 @@
+"""The ladder's wgmma step: listed, refused where it cannot run, its sm_90a PTX, its descriptors.
+
+Expected values come from the PTX ISA ("Matrix Descriptor Format"; the K-major 128-byte-swizzle
+canonical layout: 8 rows of 128 bytes per core-matrix group, so SBO = 1024 bytes; a k16 slice of
+f16 is 32 bytes) and from the instruction text the PTX ISA gives for each operation.
+"""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+from labkit.cuda import ptx
+from labkit.cuda.kernels import gemm, gemm_sass, gemm_wgmma
+from labkit.errors import DeviceError, InstructionError
+
+
+def test_the_step_is_listed_after_tma():
+    assert gemm.ALL_STEPS[-2:] == ("tma", "wgmma") and "wgmma" not in gemm.STEPS
+    assert gemm.step_module("wgmma") is gemm_wgmma
+
+
+def test_descriptors_are_the_ptx_isa_fields_for_k_major_128b():
+    cfg = gemm_wgmma.CONFIGS[gemm_wgmma.DEFAULT]
+    # layout type 1 (128B swizzle) in bits 62-63, SBO 1024 >> 4 in bits 32-45, LBO 1 (unused for
+    # swizzled K-major) in bits 16-29, start address (32 bytes per k16 slice) >> 4 in bits 0-13
+    want = [(1 << 62) | ((1024 >> 4) << 32) | (1 << 16) | ((32 * k) >> 4) for k in range(4)]
+    assert gemm_wgmma.k_descriptors(cfg) == want
+
+
+def test_configs_fit_shared_memory_and_registers():
+    for name, cfg in gemm_wgmma.CONFIGS.items():
+        assert cfg.smem_bytes() <= 227 * 1024, name                 # sm_90's opt-in shared memory per CTA
+        assert cfg.threads * cfg.max_registers <= 65536, name       # one CTA per SM
+        assert cfg.bn in (64, 128, 256) and cfg.bm == 64 * cfg.consumers
+
+
+@pytest.mark.parametrize("sm", [80, 89, 100, 120])
+def test_other_gpus_are_refused_with_a_labkit_error(sm):
+    if ptx.SIMULATED:
+        pytest.skip("under the simulator the step is refused before the SM is looked at")
+    A = np.zeros((128, 64), np.float16)
+    with pytest.raises(InstructionError, match="sm_90a"):
+        gemm_wgmma.launch(A, A, None, "f32", sm)
+
+
+def test_f16_accumulation_is_refused():
+    A = np.zeros((128, 64), np.float16)
+    with pytest.raises(DeviceError, match="acc: step 'wgmma' accumulates in f32"):
+        gemm_wgmma.launch(A, A, None, "f16", 90)
+
+
+def test_unknown_config_is_refused():
+    with pytest.raises(DeviceError, match="config: must be a WgmmaConfig or one of"):
+        gemm_wgmma.source(config="64x64")
+
+
+def test_statements_are_tagged_with_the_instructions_they_issue():
+    st = gemm_wgmma.statements()
+    main = [s.op for s in st if s.phase == "mainloop" and s.op]
+    assert main.count("wgmma.mma_async") == 4                     # four k16 slices of one k-tile
+    assert main.count("cp.async.bulk.tensor") == 2                # the A box and the B box
+    for op in ("wgmma.fence", "wgmma.commit_group", "wgmma.wait_group", "mbarrier.arrive.expect_tx",
+               "mbarrier.try_wait", "mbarrier.arrive"):
+        assert op in main, op
+    stores = [s for s in st if s.phase == "epilogue" and s.op == "st.global.v2"]
+    assert len(stores) == 2 * 2 * 256 // 8                           # 128 f32 a thread, 2 a store, fast + guarded path
+
+
+def _ptx(config):
+    if ptx.SIMULATED:
+        pytest.skip("the GPU bindings are not imported under the CUDA simulator")
+    try:
+        return gemm_wgmma.ptx_text(config)
+    except Exception as e:                       # no NVVM in this environment
+        if "NVVM" in str(e) or "libnvvm" in str(e).lower():
+            pytest.skip(f"numba-cuda cannot find NVVM: {e}")
+        raise
+
+
+@pytest.mark.slow
+def test_the_kernel_compiles_to_sm_90a_wgmma_tma_and_mbarriers():
+    text = _ptx(gemm_wgmma.DEFAULT)
+    assert re.search(r"^\.target sm_90a$", text, re.M)
+    mma = re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n256k16\.f32\.f16\.f16 \{(.*?)\}, %rd\d+, %rd\d+, p, "
+                     r"1, 1, 0, 0;", text)
+    assert len(mma) == 4 and all(len(m.split(",")) == 128 for m in mma)
+    counts = {op: text.count(op) for op in (
+        "wgmma.fence.sync.aligned;", "wgmma.commit_group.sync.aligned;", "wgmma.wait_group.sync.aligned 1;",
+        "wgmma.wait_group.sync.aligned 0;",
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes",
+        "mbarrier.arrive.expect_tx.shared::cta.b64", "mbarrier.arrive.shared::cta.b64", "st.global.v2.f32")}
+    # the set-up loop and the spin-waits are unrolled or duplicated as LLVM likes: present, not counted
+    assert text.count("mbarrier.init.shared::cta.b64") >= 2
+    assert text.count("mbarrier.try_wait.parity.shared::cta.b64") >= 2
+    assert counts == {
+        "wgmma.fence.sync.aligned;": 1, "wgmma.commit_group.sync.aligned;": 1,
+        "wgmma.wait_group.sync.aligned 1;": 1, "wgmma.wait_group.sync.aligned 0;": 1,
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes": 2,
+        "mbarrier.arrive.expect_tx.shared::cta.b64": 1, "mbarrier.arrive.shared::cta.b64": 2,
+        "st.global.v2.f32": 128,
+    }, counts
+
+
+@pytest.mark.slow
+def test_setmaxnreg_config_moves_registers_between_warpgroups():
+    text = _ptx("128x256x64s4r")
+    assert "setmaxnreg.dec.sync.aligned.u32 40;" in text
+    assert "setmaxnreg.inc.sync.aligned.u32 232;" in text
+
+
+def test_setmaxnreg_counts_are_checked():
+    from labkit.cuda.kernels import gemm_ptx
+
+    with pytest.raises(DeviceError, match="multiple of 8 in 24..256"):
+        gemm_ptx.setmaxnreg_calls(41, 232)
+
+
+def test_hgmma_per_k_tile_is_read_from_the_consumer_loop():
+    # SASS shape of the H200 build (benchmarks/results/gemm_wgmma_h200_2026-12-02.json): the producer's
+    # loop issues two UTMALDG a k-tile, the consumer's four HGMMA inside a tile loop that also loops back
+    sass = """
+        /*0000*/                   UTMALDG.2D [UR8], [UR4] ;
+        /*0010*/                   UTMALDG.2D [UR12], [UR4] ;
+        /*0020*/               @P0 BRA 0x0 ;
+        /*0030*/                   MOV R2, RZ ;
+        /*0040*/                   WARPGROUP.ARRIVE ;
+        /*0050*/                   HGMMA.64x256x16.F32 R24, gdesc[UR4], R24 ;
+        /*0060*/                   HGMMA.64x256x16.F32 R24, gdesc[UR8], R24 ;
+        /*0070*/                   HGMMA.64x256x16.F32 R24, gdesc[UR12], R24 ;
+        /*0080*/                   HGMMA.64x256x16.F32 R24, gdesc[UR16], R24, gsb0 ;
+        /*0090*/               @P1 BRA 0x40 ;
+        /*00a0*/                   STG.E.64 desc[UR4][R2.64], R24 ;
+        /*00b0*/               @P2 BRA 0x30 ;
+    """
+    k = gemm_sass.wgmma_ktile_mix(sass, 4)
+    assert (k["HGMMA"], k["UTMALDG"], k["total"]) == (4.0, 2.0, 6.0)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", sorted(gemm_wgmma.CONFIGS))
+def test_wgmma_configs_on_gpu(config):
+    from labkit.cuda.launch import device_sm
+
+    if device_sm() != 90:
+        pytest.skip("wgmma needs sm_90a")
+    for M, N, K in ((257, 264, 136), (1000, 776, 1032)):
+        err, tol = gemm.check("wgmma", M, N, K, config=config)
+        assert err <= tol, f"{config} {M}x{N}x{K}: {err:.3g} over {tol:.3g}"
+    rep = gemm.kernel_report("wgmma", "f32", config=config)
+    assert rep["local_bytes"] == 0 and rep["mix"].get("HGMMA", 0) >= 4 and rep["mix"].get("HMMA", 0) == 0
