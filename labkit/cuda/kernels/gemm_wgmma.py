@@ -116,7 +116,7 @@ RULES = dict(min_sm=90, k_multiple=8, align_bytes=16)
 #: the wgmma names the kernel calls (``labkit.cuda.ptx``), in one place
 WGMMA_CALLS = {"fence": "wgmma_fence", "commit": "wgmma_commit_group", "wait": "wgmma_wait_group",
                "zeros": "wgmma_zeros", "fence_operand": "wgmma_fence_operand",
-               "mma": "wgmma_m64n{n}k16_f32f16f16"}
+               "mma": "SM90_64x{n}x16_F32F16F16_SS"}     # the CuTe atom; its registry entry names the intrinsic
 _GEMM_PTX_CALLS = ("mbarrier_init", "fence_mbarrier_init", "mbarrier_arrive_expect_tx", "mbarrier_arrive",
                    "mbarrier_try_wait", "tma_load_2d", "st_global_v2_f32")
 
@@ -150,7 +150,9 @@ def _tile_layout(rows):
 
 
 def _mma_name(cfg):
-    return WGMMA_CALLS["mma"].format(n=cfg.bn)
+    from labkit.atoms.instructions import instruction
+
+    return instruction(WGMMA_CALLS["mma"].format(n=cfg.bn)).intrinsic
 
 
 def statements(cfg=None, name="gemm_wgmma"):
