@@ -1,5 +1,6 @@
 """The GEMM ladder benchmark: every step's TFLOP/s beside cuBLAS (and, with ``--anchor``, CuTe's own
-sgemm_sm80 built with nvcc), each step checked against float64 first.
+sgemm_sm80, and on sm_90 its wgmma_sm90 and wgmma_tma_sm90, built with nvcc), each step checked
+against float64 first.
 
 Same as ``python -m labkit bench gemm``; arguments pass through (``--help`` lists them).
 Figures from an NVIDIA H200 are in ``docs/benchmarks.md`` ("GEMM ladder"), notes on each

@@ -5,10 +5,12 @@ reference on fresh random inputs (C poisoned with NaN first), then timed: warm-u
 launches, then at least ``--reps`` launches each between two CUDA events, cycling through
 ``--sets`` input sets so the L2 cache cannot hold the operands; the figure is the median.
 cuBLAS (through torch, else cupy) runs in the same process on the same inputs. With
-``--anchor``, CuTe's own ``sgemm_sm80`` tutorial kernel is built with nvcc (in the background,
-while the ladder runs) and timed in the same session (:mod:`labkit.cuda.kernels.gemm_anchor`);
-without nvcc the benchmark says so and goes on. Each tensor-core kernel's registers, spills,
-shared memory and SASS instruction mix per k-tile are read from the compiled kernel.
+``--anchor``, CuTe's own tutorial kernels (``sgemm_sm80``; on sm_90 also ``wgmma_sm90`` and
+``wgmma_tma_sm90``) are built with nvcc (in the background, while the ladder runs) and timed in
+the same session (:mod:`labkit.cuda.kernels.gemm_anchor`); each one that cannot be built or run
+here is left out with its reason, and the benchmark goes on ("vs CuTe" is against sgemm_sm80).
+Each tensor-core kernel's registers, spills, shared memory and SASS instruction mix per k-tile
+are read from the compiled kernel.
 A step whose 20 repetitions would take longer than ``--max-seconds`` runs fewer, and the
 table says so.
 
@@ -68,7 +70,8 @@ def parse_args(argv):
     p.add_argument("--csv", default=None, help="also write the results to this CSV file")
     p.add_argument("--no-cublas", action="store_true", help="leave cuBLAS out")
     p.add_argument("--anchor", action="store_true",
-                   help="also build CuTe's sgemm_sm80 with nvcc and time it in the same session")
+                   help="also build CuTe's tutorial GEMMs with nvcc (sgemm_sm80; wgmma_sm90 and "
+                        "wgmma_tma_sm90 on sm_90) and time them in the same session")
     p.add_argument("--sass", default=None, metavar="DIR",
                    help="also keep each tensor-core kernel's SASS in DIR")
     args = p.parse_args(argv)
@@ -142,7 +145,7 @@ def run_gemm(args, out=sys.stdout):
     from numba import cuda
 
     from labkit.cuda.kernels import gemm as ladder
-    from labkit.cuda.kernels.gemm_anchor import Anchor
+    from labkit.cuda.kernels.gemm_anchor import anchors as make_anchors
     from labkit.cuda.kernels.gemm_common import output_dtype, simulated, tolerance
     from labkit.cuda.launch import device_sm
     from labkit.errors import DeviceError
@@ -153,12 +156,12 @@ def run_gemm(args, out=sys.stdout):
     backend = bench_backends.backend()
     for line in _header(backend):
         print(line, file=out)
-    anchor = None
-    if args.anchor:
-        anchor = Anchor(sm)
+    anchors = make_anchors(sm) if args.anchor else []
+    for anchor in anchors:
         anchor.start()
         print(f"anchor: {anchor.reason}" if anchor.reason else
-              f"anchor: building CuTe's sgemm_sm80: {' '.join(anchor.command)}", file=out, flush=True)
+              f"anchor: building CuTe's {anchor.name}: {' '.join(anchor.command)}", file=out, flush=True)
+        anchor.said = bool(anchor.reason)
     torch = getattr(backend, "torch", None)
     rows = []
     reports = {}
@@ -219,7 +222,7 @@ def run_gemm(args, out=sys.stdout):
                 print(f"{rows[-1]['step']:>28} f32 {size}: {rows[-1]['tflops']:8.1f} TFLOP/s "
                       f"median {med:.3f} ms, rel err {err:.2e}", file=out, flush=True)
         del sets, dev_sets, ref
-        if anchor is not None:
+        for anchor in anchors:
             rows += _anchor_rows(anchor, size, out)
     _table(rows, out)
     if args.csv:
@@ -230,16 +233,20 @@ def run_gemm(args, out=sys.stdout):
             w = csv.DictWriter(f, fieldnames=fields + ["vs_cublas", "vs_cute"])
             w.writeheader()
             for r in rows:
-                w.writerow(dict(r, vs_cublas=_ratio(rows, r, "cuBLAS"), vs_cute=_ratio(rows, r, "CuTe")))
+                w.writerow(dict(r, vs_cublas=_ratio(rows, r, "cuBLAS"), vs_cute=_ratio(rows, r, CUTE_REF)))
     return rows
 
 
+CUTE_REF = "CuTe sgemm_sm80"  # the "vs CuTe" column's reference row
+
+
 def _anchor_rows(anchor, size, out):
-    """Time CuTe's sgemm_sm80 at ``size``³ (after its background build); a row, or none."""
-    if anchor.reason is None:
+    """Time one CuTe tutorial at ``size``³ (after its background build); a row, or none."""
+    if anchor.reason is None and anchor.proc is not None:
         t0 = time.time()
         if anchor.wait():
-            print(f"anchor: sgemm_sm80 built (waited {time.time() - t0:.0f} s)", file=out, flush=True)
+            print(f"anchor: {anchor.name} built (waited {time.time() - t0:.0f} s)"
+                  + "".join(f"; nvcc: {n}" for n in anchor.notes), file=out, flush=True)
     if anchor.reason is not None:
         if not getattr(anchor, "said", False):
             print(f"anchor: {anchor.reason}", file=out, flush=True)
@@ -250,7 +257,7 @@ def _anchor_rows(anchor, size, out):
     except Exception as e:  # a failed run is reported, the rest of the table stands
         print(f"anchor: {e}", file=out, flush=True)
         return []
-    row = dict(size=size, acc="f16", step="CuTe sgemm_sm80 (nvcc)", ms=ms, best_ms=ms, tflops=tflops,
+    row = dict(size=size, acc="f16", step=anchor.label, ms=ms, best_ms=ms, tflops=tflops,
                reps=100, rel_err=float("nan"), ok=True,
                note="its own timing: mean of 100 launches on one input set; fp16 accumulate",
                compile_s=0.0)
@@ -331,7 +338,7 @@ def _table(rows, out):
                 r = r[0]
                 info = info or (r if "regs" in r else None)
                 mark = "" if r["ok"] else " (WRONG)"
-                cells += [f"{r['tflops']:.1f}{mark}", _ratio(rows, r, "cuBLAS"), _ratio(rows, r, "CuTe")]
+                cells += [f"{r['tflops']:.1f}{mark}", _ratio(rows, r, "cuBLAS"), _ratio(rows, r, CUTE_REF)]
                 if r["note"] and not r["step"].startswith(("cuBLAS", "CuTe")):
                     notes.append(f"{s}: {r['note']}")
             else:
