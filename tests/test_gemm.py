@@ -456,7 +456,10 @@ def test_step_on_gpu(step, acc):
 
         if acc == "f16" or device_sm() != 90:
             pytest.skip("the wgmma step accumulates in f32 and needs sm_90a (tests/test_gemm_wgmma.py)")
-    for M, N, K in GPU_SHAPES:
+    shapes = GPU_SHAPES
+    if step == "wgmma":      # it stores C two f32 at a time: an odd N is refused (tests/test_gemm_wgmma.py)
+        shapes = [(M, N - N % 2, K) for M, N, K in GPU_SHAPES]
+    for M, N, K in shapes:
         err, tol = gemm.check(step, M, N, K, acc=acc)
         assert err <= tol, f"{step} {acc} {M}x{N}x{K}: relative error {err:.3g} over {tol:.3g}"
 

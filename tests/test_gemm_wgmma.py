@@ -119,7 +119,7 @@ def test_setmaxnreg_counts_are_checked():
 
 
 def test_hgmma_per_k_tile_is_read_from_the_consumer_loop():
-    # SASS shape of the H200 build (benchmarks/results/gemm_wgmma_h200_2026-12-02.json): the producer's
+    # SASS shape of the H200 build (benchmarks/results/wgmma_step_h200_2026-12-02.json): the producer's
     # loop issues two UTMALDG a k-tile, the consumer's four HGMMA inside a tile loop that also loops back
     sass = """
         /*0000*/                   UTMALDG.2D [UR8], [UR4] ;

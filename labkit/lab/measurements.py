@@ -32,7 +32,7 @@ from pathlib import Path
 from labkit.errors import LabkitError
 
 __all__ = ["RESULTS", "GEMM_RUN", "STEP5_RUN", "EXPERIMENTS_RUN", "PREDICATED_COPY_RUN", "EPILOGUE_RUN",
-           "WGMMA_PEAK_RUN", "RUNS", "KernelResources",
+           "HOPPER_GEMM_RUN", "WGMMA_PEAK_RUN", "RUNS", "KernelResources",
            "GemmLadderRun", "gemm_ladder", "gemm_ladder_record", "Figure", "record", "figure", "figures",
            "run_info", "report", "table"]
 
@@ -48,10 +48,14 @@ PREDICATED_COPY_RUN = "predicated_copy_h200_2026-12-01"
 """Chapter 2b's predicated copy (:mod:`labkit.lab.predicated_copy`) on a ragged and an aligned matrix."""
 EPILOGUE_RUN = "epilogue_h200_2026-12-02"
 """Chapter 6f's epilogue kernels: accumulators through shared memory to global memory, timed."""
+HOPPER_GEMM_RUN = "hopper_gemm_h200_2026-12-02"
+"""Step 6 (TMA + mma.sync) and step 7 (wgmma) beside cuBLAS and CuTe's three tutorial GEMMs
+(``sgemm_sm80``, ``wgmma_sm90``, ``wgmma_tma_sm90``), one process: every Hopper ratio's run."""
 WGMMA_PEAK_RUN = "wgmma_peak_h200_2026-12-02"
 """Chains of ``wgmma.mma_async`` m64n256k16 from shared memory: the H200's wgmma issue ceiling."""
 RUNS = {"gemm": GEMM_RUN, "gemm-step5": STEP5_RUN, "experiments": EXPERIMENTS_RUN,
-        "predicated-copy": PREDICATED_COPY_RUN, "epilogue": EPILOGUE_RUN, "wgmma-peak": WGMMA_PEAK_RUN}
+        "predicated-copy": PREDICATED_COPY_RUN, "epilogue": EPILOGUE_RUN, "wgmma-peak": WGMMA_PEAK_RUN,
+        "gemm-hopper": HOPPER_GEMM_RUN}
 """Every run a page cites, by the short name pages use: the Measurements page lists each."""
 CUBLAS = "cuBLAS (torch)"
 
