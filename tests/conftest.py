@@ -76,7 +76,8 @@ def has_browser() -> bool:
     return CHROMIUM.is_file() and importlib.util.find_spec("playwright") is not None
 
 
-# {test module: fixtures that take more than a few seconds}; a test needing one is ``slow``.
+# {test module: fixtures that take more than a few seconds}; a test needing one is ``slow``, as is
+# every test that needs a notebook run (``executed_page``) or the built book.
 SLOW_FIXTURES = {
     "test_algebra_sections.py": {"pages"},                 # book pages executed
     "test_chapter_2b.py": {"page", "sim", "lab"},          # page, lab, simulated kernels
@@ -84,6 +85,7 @@ SLOW_FIXTURES = {
     "test_cuda_sim.py": {"res"},                           # kernels under the CUDA simulator
     "test_exercises.py": {"session"},                      # otter assign + every notebook run
     "test_experiments.py": {"twin", "lab_cells"},
+    "test_figure_text.py": {"figure_page"},                # every figure drawn, then opened in Chromium
     "test_gemm.py": {"sim_results"},                       # every GEMM step simulated
     "test_gemm_ladder_lab.py": {"lab", "section", "tma_section"},
     "test_labs_2_4.py": {"lab2", "lab3", "lab4"},
@@ -95,8 +97,8 @@ SLOW_FIXTURES = {
 @pytest.hookimpl(tryfirst=True)      # before -m picks tests by their markers
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        slow = SLOW_FIXTURES.get(item.path.name, ())
-        if slow and not slow.isdisjoint(item.fixturenames):
+        slow = SLOW_FIXTURES.get(item.path.name, set()) | {"executed_page", "built_book", "html_dir"}
+        if not slow.isdisjoint(item.fixturenames):
             item.add_marker(pytest.mark.slow)
     skips = {
         "gpu": (cuda_gpu_count, "needs a CUDA GPU (none found, or the CUDA simulator is on)"),

@@ -363,6 +363,7 @@ def test_agreement_reports_what_the_address_tests_check(step, block, thread):
 
 # ------------------------------------------------------------------ the book's section
 
+@pytest.mark.slow
 def test_the_page_shows_the_side_by_side_computed(executed_page):
     """book/06e, run: its listings are labkit's, and every address the steps compute for the
     thread it shows is one of its CuTe partitions' offsets."""
