@@ -15,6 +15,7 @@ descriptors alone (:mod:`labkit.sim.wgmma`).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -256,6 +257,7 @@ def c_layout(n: int = 64):
     return parse_layout(GMMA_BY_ATOM[name].layout_C)
 
 
+@functools.lru_cache(maxsize=8)
 def _owners(n: int):
     L = c_layout(n)
     thr = np.full((64, n), -1, np.int64)
@@ -397,8 +399,12 @@ def pipeline_schedule(stages: int = 2, ktiles: int = 4, load: float = 4.0, mma: 
     >>> [e.label for e in s.events if e.row == "consumer warpgroup"][:4]
     ['wait full[0]', 'fence', 'wgmma k0', 'commit']
     """
-    if stages < 1 or ktiles < 1:
-        raise LayoutError(f"stages={stages!r} and ktiles={ktiles!r} must be at least 1")
+    if ktiles < 1:
+        raise LayoutError(f"ktiles={ktiles!r} must be at least 1")
+    if stages < 2:
+        raise LayoutError(f"stages={stages!r}: with one stage, wait_group 1 keeps the group that reads it "
+                          "running, its stage is never released and the producer waits forever (a "
+                          "deadlock); one stage needs wait_group 0. Use stages >= 2")
     released: dict = {}
     for _ in range(2 * ktiles + 2):       # the producer waits on releases the consumer makes: iterate
         events, now = _plan(stages, ktiles, load, mma, released)
