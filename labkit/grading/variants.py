@@ -23,6 +23,7 @@ import functools
 
 from ..errors import LabkitError
 from . import variants_gemm as _gemm
+from . import variants_wgmma as _wgmma
 from .variant import Variant, _seed, seed_of
 from .variants_hardware import (_banks_swizzle, _banks_swizzle_answers, _fragment_trace,
                                 _fragment_trace_answers, _named_axes, _named_axes_answers,
@@ -42,6 +43,7 @@ EXERCISES = {
     "05_banks_swizzle": (_banks_swizzle, _banks_swizzle_answers),
     "06_fragment_trace": (_fragment_trace, _fragment_trace_answers),
     "07_gemm_ladder": (lambda seed: Variant("07_gemm_ladder", seed, *_gemm.numbers(seed)), _gemm.answers),
+    "08_wgmma": (lambda seed: Variant("08_wgmma", seed, *_wgmma.numbers(seed)), _wgmma.answers),
 }
 
 

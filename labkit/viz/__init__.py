@@ -26,8 +26,9 @@ from labkit.viz.mesh import draw_mesh
 from labkit.viz.routing import draw_ldmatrix_routing
 from labkit.viz.svg import page_figure
 from labkit.viz.tables import text_table
+from labkit.viz.timeline import draw_timeline
 from labkit.viz.tmem import draw_tmem
 
 __all__ = ["alt_text", "draw_layout", "draw_tv_layout", "draw_tiling", "draw_mma", "draw_tiled_copy",
            "draw_swizzle_atom", "draw_banks", "draw_tmem", "draw_mesh", "draw_fragments",
-           "draw_ldmatrix_routing", "draw_bars", "page_figure", "text_table"]
+           "draw_ldmatrix_routing", "draw_bars", "draw_timeline", "page_figure", "text_table"]

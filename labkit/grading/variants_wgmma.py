@@ -1,0 +1,213 @@
+"""Variants of exercise 8 (wgmma): each student's own atoms, tiles, elements and descriptors.
+
+:func:`numbers` draws one variant's numbers (seed 0: the book's), :func:`answers` works out the
+expected answers with labkit. :mod:`labkit.grading.variants` wraps them as its ``"08_wgmma"``
+entry. Question 1 (the warpgroup, a fact) keeps the book's numbers.
+
+>>> n, lines = numbers(0)
+>>> n["atom2"], n["elem4"], n["mn6"]
+(('K', 'SW128', 16), (9, 17), (25, 10))
+>>> answers(type("V", (), n))["q4"]
+(2, 3, 1202)
+"""
+
+from __future__ import annotations
+
+import random
+
+__all__ = ["numbers", "answers", "EXERCISE"]
+
+EXERCISE = "08_wgmma"
+
+BOOK = dict(
+    atom2=("K", "SW128", 16),
+    tile3=("SW32", 64),
+    elem4=(9, 17),
+    tile5=("SW128", 128),
+    mn6=(25, 10), n6=16,
+    n7=256, bk7=64,
+    desc8=0x4000004000010042,
+    wait9=(5, 1),
+    b10=("K", "SW64", 64, 1, 0x800),
+)
+
+WHERE = dict(
+    atom2="question 2: (major, swizzle, element bits) of the atom",
+    tile3="question 3: (swizzle, rows) of the K-major tile of halves",
+    elem4="question 4: (row, k) of the element",
+    tile5="question 5: (swizzle, N) of the MN-major tile of halves",
+    mn6="question 6: (m, n) of D", n6="question 6: N of the instruction",
+    n7="question 7: N of the instruction", bk7="question 7: the k-tile",
+    desc8="question 8: the descriptor",
+    wait9="question 9: (k-tile just committed, N of wait_group)",
+    b10="question 10: (major, swizzle, N, k-block, start byte) of B",
+)
+
+
+def _w(swizzle):
+    return {"INTER": 1, "SW32": 2, "SW64": 4, "SW128": 8}[swizzle]
+
+
+# ------------------------------------------------------------------ the answers, one a question
+
+def _q2(n):
+    from ..atoms.gmma_layouts import gmma_layout_atom
+    from ..layout.layout import size
+
+    major, sw, bits = n.atom2
+    atom = gmma_layout_atom(major, sw, bits)
+    return (int(size(atom.layout_b.shape[0])), int(size(atom.layout_b.shape[1])), str(atom.layout_a))
+
+
+def _desc(major, sw, mn, k, kblock=0, start=0):
+    from ..lab.wgmma import descriptor
+
+    return descriptor(major, sw, mn, k, kblock=kblock, start=start)
+
+
+def _q3(n):
+    sw, rows = n.tile3
+    d = _desc("K", sw, rows, max(16, 8 * _w(sw)))
+    return (d.leading_byte_offset, d.stride_byte_offset, d.layout_type.name)
+
+
+def _q4(n):
+    import numpy as np
+
+    from ..sim.wgmma import operand_addresses
+
+    row, k = n.elem4
+    d = _desc("K", "SW128", 64, 64, kblock=k // 16)          # the k16 step that reads column k
+    addr = int(np.asarray(operand_addresses(d.encode(), 64, "K"))[row, k % 16])
+    return (k // 8, (k // 8) ^ (row % 8), addr)
+
+
+def _q5(n):
+    sw, N = n.tile5
+    d = _desc("MN", sw, N, 16)
+    return (d.leading_bytes, d.stride_bytes)
+
+
+def _q6(n):
+    from ..lab.wgmma import owner
+
+    return owner(*n.mn6, n.n6)
+
+
+def _q7(n):
+    from ..atoms.gmma_instructions import GMMA_BY_ATOM
+
+    g = GMMA_BY_ATOM[f"SM90_64x{n.n7}x16_F32F16F16_SS"]
+    return (n.bk7 // g.shape_mnk[2], g.registers["C"][0],
+            GMMA_BY_ATOM[f"SM90_64x{n.n7}x16_F16F16F16_SS"].registers["C"][0])
+
+
+def _q8(n):
+    from ..atoms.gmma_desc import decode
+
+    d = decode(n.desc8)
+    return (d.start_address_bytes, d.leading_bytes, d.stride_bytes, d.layout_type.name)
+
+
+def _q9(n):
+    k, depth = n.wait9
+    return (depth, k - depth)
+
+
+def _q10(n):
+    major, sw, N, kblock, start = n.b10
+    k = max(16, 8 * _w(sw)) if major == "K" else 16
+    return _desc(major, sw, N, k, kblock, start).encode()
+
+
+QUESTIONS = {"q2": _q2, "q3": _q3, "q4": _q4, "q5": _q5, "q6": _q6, "q7": _q7, "q8": _q8,
+             "q9": _q9, "q10": _q10}
+
+
+class _N:
+    def __init__(self, d):
+        self.__dict__.update(d)
+
+
+def answers(v) -> dict:
+    """The expected answers of variant ``v`` (anything with the numbers as attributes)."""
+    return {q: f(v) for q, f in QUESTIONS.items()}
+
+
+# ---------------------------------------------------------------------- the draws, one a question
+
+_SW = ("INTER", "SW32", "SW64", "SW128")
+
+
+def _draw_q2(rng):
+    return dict(atom2=(rng.choice(("K", "MN")), rng.choice(_SW), rng.choice((8, 16, 32))))
+
+
+def _draw_q3(rng):
+    return dict(tile3=(rng.choice(_SW), rng.choice((64, 128, 192, 256))))
+
+
+def _draw_q4(rng):
+    return dict(elem4=(rng.randrange(64), rng.randrange(64)))
+
+
+def _draw_q5(rng):
+    sw = rng.choice(_SW[1:])
+    return dict(tile5=(sw, rng.choice([N for N in (64, 128, 256) if N > 8 * _w(sw)])))    # LBO used: two atoms or more
+
+
+def _draw_q6(rng):
+    N = rng.choice((16, 32, 64, 128, 256))
+    return dict(mn6=(rng.randrange(64), rng.randrange(N)), n6=N)
+
+
+def _draw_q7(rng):
+    return dict(n7=rng.choice((8, 16, 32, 64, 128)), bk7=rng.choice((32, 64, 128)))
+
+
+def _draw_q8(rng):
+    from ..atoms.gmma_desc import GmmaDescriptor
+
+    sw = rng.choice(("INTERLEAVE", "B32", "B64", "B128"))
+    return dict(desc8=GmmaDescriptor(start_address=rng.randrange(1, 1 << 12), leading_byte_offset=rng.randrange(1, 129),
+                                     stride_byte_offset=8 * rng.randrange(1, 33), layout_type=sw).encode())
+
+
+def _draw_q9(rng):
+    depth = rng.randrange(0, 4)
+    return dict(wait9=(rng.randrange(depth + 1, 40), depth))
+
+
+def _draw_q10(rng):
+    major = rng.choice(("K", "MN"))
+    sw = rng.choice(_SW[1:])
+    N = rng.choice((64, 128, 256))
+    kblocks = max(1, 8 * _w(sw) // 16) if major == "K" else 1
+    return dict(b10=(major, sw, N, rng.randrange(kblocks), 1024 * rng.randrange(1, 100)))
+
+
+_DRAWS = {"q2": _draw_q2, "q3": _draw_q3, "q4": _draw_q4, "q5": _draw_q5, "q6": _draw_q6, "q7": _draw_q7,
+          "q8": _draw_q8, "q9": _draw_q9, "q10": _draw_q10}
+
+
+def numbers(seed: int) -> tuple[dict, list]:
+    """``(numbers, lines)`` of variant ``seed``: 0 is the book's; any other draws every question's
+    numbers anew until its answer differs from the book's."""
+    if seed == 0:
+        drawn = dict(BOOK)
+    else:
+        rng = random.Random(f"{EXERCISE}/{seed}")
+        drawn = {}
+        book = _N(BOOK)
+        for q, draw in _DRAWS.items():
+            while True:
+                mine = draw(rng)
+                if QUESTIONS[q](_N(mine)) != QUESTIONS[q](book):
+                    break
+            drawn.update(mine)
+    lines = [f"{name:<7}= {_show(drawn[name]):<30} ({WHERE[name]})" for name in WHERE]
+    return drawn, lines
+
+
+def _show(value):
+    return f"0x{value:016x}" if isinstance(value, int) and value > 1 << 32 else str(value)
