@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from labkit.atoms.gmma_desc import GmmaDescriptor, LayoutType, decode, make_gmma_desc, smem_tile
+from labkit.atoms.gmma_desc import GmmaDescriptor, LayoutType, make_gmma_desc, smem_tile
 from labkit.atoms.gmma_instructions import GMMA_BY_ATOM
 from labkit.atoms.gmma_layouts import GMMA_SWIZZLES, gmma_element_bits, gmma_layout_atom
 from labkit.atoms.wgmma_ptx import WARPGROUP
