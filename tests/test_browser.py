@@ -411,24 +411,21 @@ def test_no_page_is_wider_than_a_phone(browser, book_url):
 # -- every page: loads cleanly, typesets its math, light ------------------------------------
 
 @pytest.fixture(scope="module")
-def visited(browser, book_url):
-    """Every page of the table of contents opened on a desktop: errors and requests."""
+def visited(browser, book_url, html_dir):
+    """Every page of the table of contents opened on a desktop, each in an empty browser context:
+    errors, requests, failed requests, math, favicons, Colab links and each page's first view."""
+    views = _first_views(browser, book_url, html_dir, PAGES, DESKTOP, details=True)
+    errors = [e for v in views.values() for e in v["errors"]]
+    requests = [u for v in views.values() for u in v["requests"]]
+    failed = [u for v in views.values() for u in v["failed"]]
+    math = {path: v["math"] for path, v in views.items() if v["math"]}
+    colab = {path: v["colab"] for path, v in views.items()}
     tab = Tab(browser, book_url, DESKTOP)
-    math, icons, colab = {}, {}, {}
     try:
-        for path in PAGES:
-            page = tab.open(path, wait="networkidle")
-            icons[path] = page.evaluate("document.querySelector('link[rel~=icon]')?.href")
-            colab[path] = page.eval_on_selector_all("a[href*='colab.research.google.com']",
-                                                    "as => as.map(a => a.href)")
-            if page.locator("span.math, div.math").count():
-                math[path] = page.evaluate("""() => [...document.querySelectorAll('span.math, div.math')]
-                    .map(e => [!!e.querySelector('math'), e.textContent.includes('\\\\(') ||
-                               e.textContent.includes('\\\\['), e.getBoundingClientRect().width])""")
-        icons = {path: href and tab.page.request.get(href).status for path, href in icons.items()}
-        yield tab.errors, tab.requests, tab.failed, math, icons, colab
+        icons = {path: v["icon"] and tab.page.request.get(v["icon"]).status for path, v in views.items()}
     finally:
         tab.close()
+    yield errors, requests, failed, math, icons, colab, views
 
 
 def test_every_page_loads_cleanly_and_shows_its_math_as_mathml(visited):
@@ -517,10 +514,17 @@ def test_notebooks_execute_side_by_side(built_book):
 MAX_BYTES, MAX_REQUESTS = 1_200_000, 20
 
 
-def _first_views(browser, base, html_dir, paths, size, at_once=6):
-    """{path: (bytes, requests, the requested files)} of each page opened in an empty browser
-    context: every request but ``data:`` URLs, bytes as the files served (uncompressed). Pages
-    load ``at_once`` side by side (each in its own context), so their network waits overlap."""
+_MATH = """() => [...document.querySelectorAll('span.math, div.math')]
+    .map(e => [!!e.querySelector('math'), e.textContent.includes('\\\\(') ||
+               e.textContent.includes('\\\\['), e.getBoundingClientRect().width])"""
+
+
+def _first_views(browser, base, html_dir, paths, size, at_once=6, details=False):
+    """{path: {"bytes", "count", "files"}} of each page opened in an empty browser context (its
+    first view): every request but ``data:`` URLs, bytes as the files served (uncompressed).
+    Pages load ``at_once`` side by side (each in its own context), so their network waits
+    overlap. ``details`` adds what the page shows: console errors, requests, failed requests,
+    rendered math, its favicon and its Colab links."""
     from urllib.parse import unquote, urlparse
     out = {}
     for start in range(0, len(paths), at_once):
@@ -528,10 +532,18 @@ def _first_views(browser, base, html_dir, paths, size, at_once=6):
         try:
             for path, tab in batch:
                 tab.page.goto(f"{base}/{path}.html", wait_until="commit")
+            seen = {}
             for path, tab in batch:
-                tab.page.wait_for_load_state("networkidle")
-                tab.page.wait_for_function(
+                page = tab.page
+                page.wait_for_load_state("networkidle")
+                page.wait_for_function(
                     "[...document.querySelectorAll('.lkf')].every(e => e.dataset.ready === '1')", timeout=20000)
+                if details:
+                    seen[path] = {
+                        "icon": page.evaluate("document.querySelector('link[rel~=icon]')?.href"),
+                        "colab": page.eval_on_selector_all("a[href*='colab.research.google.com']",
+                                                           "as => as.map(a => a.href)"),
+                        "math": page.evaluate(_MATH) if page.locator("span.math, div.math").count() else []}
             batch[-1][1].page.wait_for_timeout(200)
         finally:
             for _, tab in batch:
@@ -540,20 +552,22 @@ def _first_views(browser, base, html_dir, paths, size, at_once=6):
             urls = [u for u in tab.requests if not u.startswith("data:")]
             files = [html_dir / unquote(urlparse(u).path).lstrip("/") for u in urls]
             sizes = {f.relative_to(html_dir).as_posix(): f.stat().st_size for f in files if f.is_file()}
-            out[path] = (sum(f.stat().st_size for f in files if f.is_file()), len(urls), sizes)
+            out[path] = {"bytes": sum(f.stat().st_size for f in files if f.is_file()), "count": len(urls),
+                         "files": sizes, "errors": tab.errors, "requests": tab.requests, "failed": tab.failed,
+                         **seen.get(path, {})}
     return out
 
 
 @pytest.mark.parametrize("size", [DESKTOP, PHONE], ids=["1366px", "390px"])
-def test_every_page_weighs_at_most_1_2_mb_in_at_most_20_requests(browser, book_url, html_dir, size):
-    heavy = {path: (total, count, sorted(files.items(), key=lambda f: -f[1])[:5])
-             for path, (total, count, files) in _first_views(browser, book_url, html_dir, PAGES, size).items()
-             if total > MAX_BYTES or count > MAX_REQUESTS}
+def test_every_page_weighs_at_most_1_2_mb_in_at_most_20_requests(browser, book_url, html_dir, visited, size):
+    views = visited[6] if size is DESKTOP else _first_views(browser, book_url, html_dir, PAGES, size)
+    heavy = {path: (v["bytes"], v["count"], sorted(v["files"].items(), key=lambda f: -f[1])[:5])
+             for path, v in views.items() if v["bytes"] > MAX_BYTES or v["count"] > MAX_REQUESTS}
     assert heavy == {}
     # the check sees what a first view loads: a page's own HTML, its scripts and its styles
-    views = _first_views(browser, book_url, html_dir, ["book/05_swizzle"], size)
-    total, count, files = views["book/05_swizzle"]
-    assert "book/05_swizzle.html" in files and any(f.endswith(".css") for f in files) and count >= 3, files
+    view = views["book/05_swizzle"]
+    assert "book/05_swizzle.html" in view["files"] and any(f.endswith(".css") for f in view["files"]) \
+        and view["count"] >= 3, view["files"]
 
 
 # -- the built pages: figures, links, no plumbing ----------------------------------------------

@@ -18,7 +18,6 @@ from pathlib import Path
 import jupytext
 import nbformat
 import pytest
-from nbclient import NotebookClient
 
 from labkit.cuda.kernels import gemm_pipeline, gemm_tma
 from labkit.lab import measurements
@@ -215,9 +214,10 @@ def test_lab_pipeline_configurations_and_bank_exercise(lab):
 # the chapter section
 
 
-def section_notebook(page=PAGE, heading=HEADING, label=LABEL):
-    """The section's cells of chapter 6 (from its label to the end of the page)."""
-    nb = jupytext.read(page)
+def section_notebook(page=PAGE, heading=HEADING, label=LABEL, nb=None):
+    """The section's cells of chapter 6 (from its label to the end of the page); ``nb``: the page
+    already read (or executed)."""
+    nb = jupytext.read(page) if nb is None else nb
     start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and heading in c.source)
     nb.cells = nb.cells[start:]
     nb.cells[0].source = nb.cells[0].source[nb.cells[0].source.index(label):]
@@ -225,8 +225,8 @@ def section_notebook(page=PAGE, heading=HEADING, label=LABEL):
 
 
 def executed(nb):
-    NotebookClient(nb, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(PAGE.parent)}}).execute()
+    """The section's notebook (from an executed page), checked for errors: (notebook, outputs by
+    first line, glued values)."""
     code = [c for c in nb.cells if c.cell_type == "code"]
     for cell in code:
         assert not any(o.output_type == "error" for o in cell.outputs), cell.source
@@ -236,14 +236,14 @@ def executed(nb):
 
 
 @pytest.fixture(scope="module")
-def section():
-    return executed(section_notebook())
+def section(executed_page):
+    return executed(section_notebook(nb=executed_page(PAGE)))
 
 
 @pytest.fixture(scope="module")
-def tma_section():
+def tma_section(executed_page):
     """The page after the ladder: step 6, Hopper's copy engine."""
-    return executed(section_notebook(PAGE_TMA, HEADING_TMA, LABEL_TMA))
+    return executed(section_notebook(PAGE_TMA, HEADING_TMA, LABEL_TMA, nb=executed_page(PAGE_TMA)))
 
 
 def cited_figures(page) -> dict[str, float]:
