@@ -7,6 +7,12 @@ of g++'s version, CUTLASS's ``version.h``, the header distributions' versions, t
 program's text, so a second run compiles nothing. Cache files are replaced atomically: pytest-xdist
 workers and two checkouts side by side never read a torn file.
 
+``tests/cute_cpp_results/`` records what C++ printed for the repository's own cases, under the
+same file names and keys: a fresh clone with the pinned toolchain (requirements.txt's header
+wheels, Debian's g++) compiles only what changed. A key holds the toolchain and the case's text,
+so a changed case, header or compiler is compiled again, never read from a stale record;
+``LABKIT_CUTE_CPP_FRESH=1`` ignores the records and compiles every case.
+
 >>> src = '#include <cute/layout.hpp>\\nint main() { cute::print(cute::make_layout(8)); }'
 >>> program_output(src) if available() else '_8:_1'
 '_8:_1'
@@ -93,17 +99,26 @@ def cache_dir() -> Path:
     return d
 
 
-def read_cache(cache_file: Path) -> dict:
+RECORDED = Path(__file__).resolve().parent / "cute_cpp_results"
+
+
+def _read(path: Path) -> dict:
     try:
-        return json.loads(cache_file.read_text())
+        return json.loads(path.read_text())
     except (FileNotFoundError, ValueError):
         return {}
+
+
+def read_cache(cache_file: Path) -> dict:
+    """The results of ``cache_file``, over those recorded with the repository under its name."""
+    fresh = os.environ.get("LABKIT_CUTE_CPP_FRESH", "0") not in ("", "0")
+    return {**({} if fresh else _read(RECORDED / cache_file.name)), **_read(cache_file)}
 
 
 def save_cache(cache_file: Path, results: dict) -> None:
     """Merge ``results`` into the JSON cache file, replacing it atomically (runs side by side
     may each add their cases; neither ever reads a half-written file)."""
-    cache = read_cache(cache_file)
+    cache = _read(cache_file)
     cache.update(results)
     fd, tmp = tempfile.mkstemp(dir=cache_file.parent, prefix=cache_file.name, suffix=".tmp")
     with os.fdopen(fd, "w") as f:

@@ -133,7 +133,7 @@ PAGES = sorted({page for page, _c in CASES})
 def cpp(tmp_path_factory):
     """{C++ expression: ('ok', text) | ('compile', static_assert text) | ('abort', '')}."""
     cache_file = cute_oracle.cache_dir() / f"algebra-sections-{cute._toolchain_key()}.json"
-    cache = json.loads(cache_file.read_text()) if cache_file.exists() else {}
+    cache = cute_oracle.read_cache(cache_file)
     missing = [c.cpp for _p, c in CASES if c.cpp not in cache]
     if missing:
         work = tmp_path_factory.mktemp("algebra_cpp")
