@@ -170,7 +170,7 @@ def test_lab_calls_the_gpu_through_one_guarded_entry_point():
     import nbformat
     nb = nbformat.read(REPO / "notebooks" / "08_wgmma.ipynb", as_version=4)
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-    assert code.count("wgmma_probe.") == 1 and "if on_hopper:" in code
+    assert code.count("wgmma.device_matmul(") == 1 and "if on_hopper:" in code and "wgmma_probe" not in code
     assert "../book/06g_wgmma.md" in "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
 
 

@@ -29,14 +29,14 @@ from labkit.layout import S, ComposedLayout, Swizzle, make_layout, parse_layout,
 from labkit.sim.wgmma import operand_addresses, wgmma_ss
 
 __all__ = ["WARPGROUP", "LAYOUTS", "atom_table", "element_atom", "operand_layout", "descriptor",
-           "descriptor_table", "core_matrix_starts", "stage", "twin_matmul", "wrong_descriptors",
+           "descriptor_table", "core_matrix_starts", "stage", "twin_matmul", "device_matmul", "wrong_descriptors",
            "wrong_descriptor_table", "c_layout", "owner", "owner_grid", "warp_layout",
            "warp_layout_matches", "registers_text", "sm90_present", "Event", "Schedule",
            "pipeline_schedule", "ceiling_ratio"]
 
 LAYOUTS = {"INTERLEAVE": ("INTER", 16), "B128": ("SW128", 64)}
-"""The two K-major layouts lab 8 runs (the names ``wgmma_matmul`` of the GPU probe takes):
-CuTe's atom and the K of the tile (one k16 step, or one 128-byte row of halves)."""
+"""The two K-major layouts lab 8 runs: CuTe's atom and the K of the tile (one k16 step, or one
+128-byte row of halves)."""
 
 
 def _w(swizzle: str) -> int:
@@ -191,6 +191,17 @@ def twin_matmul(A, B, layout: str = "INTERLEAVE", tamper=None) -> np.ndarray:
             db = GmmaDescriptor(**{**db.__dict__, **tamper})
         d = wgmma_ss(smem, da.encode(), db.encode(), n=n, d=d)
     return d
+
+
+def device_matmul(A, B, layout: str = "INTERLEAVE") -> np.ndarray:
+    """:func:`twin_matmul` on the GPU: one warpgroup's ``wgmma.mma_async`` (f32 accumulators, A
+    and B K-major in ``layout``) through :mod:`labkit.cuda.kernels.wgmma_probe`, which refuses
+    anything but an sm_90 GPU."""
+    from labkit.cuda.kernels import wgmma_probe
+
+    A, B, sw, _ = _operands(A, B, layout)
+    entry = f"wgmma_m64n{B.shape[0]}k16_f32f16f16_ss"
+    return np.asarray(wgmma_probe.wgmma_matmul(A, B, entry, a_swizzle=sw, b_swizzle=sw), np.float32)
 
 
 TAMPERS = {
