@@ -15,7 +15,7 @@ the book's numbers.
 
 from __future__ import annotations
 
-import random
+from .variant import draw_numbers
 
 __all__ = ["numbers", "answers", "EXERCISE"]
 
@@ -235,17 +235,6 @@ _DRAWS = {"q1": _draw_q1, "q2": _draw_q2, "q3": _draw_q3, "q4": _draw_q4, "q5": 
 def numbers(seed: int) -> tuple[dict, list]:
     """``(numbers, lines)`` of variant ``seed``: 0 is the book's; any other draws every question's
     numbers anew until its answer differs from the book's."""
-    if seed == 0:
-        drawn = dict(BOOK)
-    else:
-        rng = random.Random(f"{EXERCISE}/{seed}")
-        drawn = {}
-        book = _N(BOOK)
-        for q, draw in _DRAWS.items():
-            while True:
-                mine = draw(rng)
-                if QUESTIONS[q](_N(mine)) != QUESTIONS[q](book):
-                    break
-            drawn.update(mine)
+    drawn = draw_numbers(EXERCISE, seed, BOOK, _DRAWS, lambda q, nums: QUESTIONS[q](_N(nums)))
     lines = [f"{name:<8}= {str(drawn[name]):<28} ({WHERE[name]})" for name in WHERE]
     return drawn, lines
