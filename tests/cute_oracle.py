@@ -149,3 +149,28 @@ def program_output(source: str, timeout: float = 600) -> str:
             raise RuntimeError(f"the program exited with {ran.returncode}:\n{ran.stderr[-3000:]}")
     save_cache(cache_file, {key: ran.stdout})
     return ran.stdout
+
+
+_TRAITS = r"""#include <cute/tensor.hpp>
+{includes}#include <cstdio>
+using namespace cute;
+template <class Op> void show(const char* name) {{
+  using T = MMA_Traits<Op>;
+  printf("%s|", name); print(typename T::Shape_MNK{{}}); printf("|"); print(typename T::ThrID{{}});
+  printf("|"); print(typename T::ALayout{{}}); printf("|"); print(typename T::BLayout{{}});
+  printf("|"); print(typename T::CLayout{{}}); printf("\n");
+}}
+int main() {{
+{shows}
+}}
+"""
+
+
+def mma_traits(atoms, headers, op="{atom}") -> dict:
+    """{atom: [Shape_MNK, ThrID, ALayout, BLayout, CLayout]} as C++ prints ``MMA_Traits`` of each
+    CuTe MMA atom (``op`` spells the template argument, e.g. ``"{atom}<GMMA::Major::K, ...>"``),
+    with ``headers`` (CuTe's traits headers) included."""
+    shows = "\n".join(f'  show<{op.format(atom=a)}>("{a}");' for a in atoms)
+    includes = "".join(f"#include <{h}>\n" for h in headers)
+    out = program_output(_TRAITS.format(includes=includes, shows=shows))
+    return {row[0]: row[1:] for row in (line.split("|") for line in out.splitlines() if line)}

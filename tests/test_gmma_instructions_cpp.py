@@ -14,28 +14,11 @@ import cute_oracle
 ATOMS = sorted(GMMA_BY_ATOM)
 
 
-def _program(atoms):
-    shows = "\n".join(f'  show<{a}<GMMA::Major::K, GMMA::Major::K>>("{a}");' for a in atoms)
-    return r"""#include <cute/tensor.hpp>
-#include <cute/atom/mma_traits_sm90_gmma.hpp>
-#include <cstdio>
-using namespace cute;
-template <class Op> void show(const char* name) {
-  using T = MMA_Traits<Op>;
-  printf("%s|", name); print(typename T::Shape_MNK{}); printf("|"); print(typename T::ThrID{});
-  printf("|"); print(typename T::ALayout{}); printf("|"); print(typename T::BLayout{});
-  printf("|"); print(typename T::CLayout{}); printf("\n");
-}
-int main() {
-""" + shows + "\n}\n"
-
-
 @pytest.fixture(scope="module")
 def cute_traits():
     if not cute_oracle.available():
         pytest.skip(cute_oracle.SKIP_REASON)
-    out = cute_oracle.program_output(_program(ATOMS))
-    return {row[0]: row[1:] for row in (line.split("|") for line in out.splitlines() if line)}
+    return cute_oracle.mma_traits(ATOMS, ("cute/atom/mma_traits_sm90_gmma.hpp",), op="{atom}<GMMA::Major::K, GMMA::Major::K>")
 
 
 def test_the_table_holds_every_asked_form():

@@ -19,29 +19,11 @@ import cute_oracle
 ATOMS = sorted(a for ins in isa.MMA.values() for a in ins.atoms)
 
 
-def _program(atoms):
-    shows = "\n".join(f'  show<{a}>("{a}");' for a in atoms)
-    return r"""#include <cute/tensor.hpp>
-#include <cute/atom/mma_traits_sm75.hpp>
-#include <cute/atom/mma_traits_sm80.hpp>
-#include <cstdio>
-using namespace cute;
-template <class Op> void show(const char* name) {
-  using T = MMA_Traits<Op>;
-  printf("%s|", name); print(typename T::Shape_MNK{}); printf("|"); print(typename T::ThrID{});
-  printf("|"); print(typename T::ALayout{}); printf("|"); print(typename T::BLayout{});
-  printf("|"); print(typename T::CLayout{}); printf("\n");
-}
-int main() {
-""" + shows + "\n}\n"
-
-
 @pytest.fixture(scope="module")
 def cute_traits():
     if not cute_oracle.available():
         pytest.skip(cute_oracle.SKIP_REASON)
-    out = cute_oracle.program_output(_program(ATOMS))
-    return {row[0]: row[1:] for row in (line.split("|") for line in out.splitlines() if line)}
+    return cute_oracle.mma_traits(ATOMS, ("cute/atom/mma_traits_sm75.hpp", "cute/atom/mma_traits_sm80.hpp"))
 
 
 @pytest.mark.slow
