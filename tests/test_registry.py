@@ -2,7 +2,7 @@
 boundary.
 
 - every registry entry has a simulator rule, a twin, an intrinsic and a verify check (a GMMA
-  SS entry: the twin labkit.sim.wgmma, an intrinsic, a verify check; an RS entry: none yet);
+  entry: the twin labkit.sim.wgmma, SS or RS, an intrinsic, a verify check);
 - the intrinsics compile to the registry's PTX (numba-cuda's ``compile_ptx`` runs on a CPU when
   NVVM is installed);
 - the ldmatrix/stmatrix lane rule and the element coding against the PTX ISA's text;
@@ -61,25 +61,27 @@ def test_every_copy_entry_has_a_twin_an_intrinsic_and_a_check(table, checks):
 
 
 @pytest.mark.parametrize("name", sorted(isa.GMMA))
-def test_every_gmma_entry_has_a_twin_an_intrinsic_and_a_check_or_says_why_not(name):
-    # A wgmma SS entry: the twin is labkit.sim.wgmma (its operand addressing written from the PTX
-    # ISA, one model for every SS form: it must accept the entry's types), the intrinsic is bound
-    # in labkit.cuda.ptx under the entry's name, and verify checks it on an sm_90 GPU. wgmma has no
-    # CUDA-simulator twin (sm_90a only) and no fragment rule of its own beyond the probe's D rule.
-    # RS entries (A in registers) have none of the three yet: their intrinsic is "".
+def test_every_gmma_entry_has_a_twin_an_intrinsic_and_a_check(name):
+    # A wgmma entry: the twin is labkit.sim.wgmma (wgmma_ss or wgmma_rs, its operand addressing
+    # written from the PTX ISA, one model for every form: it must accept the entry's types), the
+    # intrinsic is bound in labkit.cuda.ptx under the entry's name, and verify checks it on an
+    # sm_90 GPU. wgmma has no CUDA-simulator twin (sm_90a only) and no fragment rule of its own
+    # beyond the probe's D rule and the RS form's A layout.
     from labkit.atoms.gmma_desc import GmmaDescriptor
-    from labkit.sim.wgmma import wgmma_ss
+    from labkit.atoms.gmma_fragment import a_registers
+    from labkit.sim.wgmma import wgmma_rs, wgmma_ss
 
     g = isa.GMMA[name]
     assert isa.instruction(name) is g and isa.instruction(g.atoms[0]) is g
-    if g.form == "RS":
-        assert g.intrinsic == "" and not hasattr(ptx, name) and g.atoms[0] not in verify.WGMMA_ATOMS
-        return
     n = g.shape_mnk[1]
     smem = np.zeros(1 << 16, np.uint8)
     da = GmmaDescriptor(leading_byte_offset=8, stride_byte_offset=16).encode()
     db = GmmaDescriptor(start_address=256, leading_byte_offset=8, stride_byte_offset=16).encode()
-    assert wgmma_ss(smem, da, db, n, g.ab_type, g.acc_type).shape == (64, n)     # the twin
+    if g.form == "SS":                                                           # the twin
+        assert wgmma_ss(smem, da, db, n, g.ab_type, g.acc_type).shape == (64, n)
+    else:
+        a = a_registers(np.zeros((64, 16)), g.ab_type)
+        assert wgmma_rs(a, smem, db, n, g.ab_type, g.acc_type).shape == (64, n)
     assert ptx.instruction_of(getattr(ptx, g.intrinsic)) is g                   # the intrinsic
     if not ptx.SIMULATED:
         assert _intrinsics().ASM[name] == g.asm and g.asm.split("; ")[1].startswith("setp")

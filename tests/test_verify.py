@@ -47,7 +47,7 @@ def test_verify_passes_on_the_cuda_simulator(cpu_run):
     assert checks == 22 and out.count("| PASS ") == checks and "FAIL" not in out
     # wgmma is sm_90a only: the simulator has none, so its checks are skipped with the reason
     wgmma = len(verify_wgmma.CASES) + len(verify_wgmma.MISENCODED)
-    assert wgmma == 52
+    assert wgmma == 98
     skipped = [line for line in out.splitlines() if line.startswith("skipped")]
     assert skipped == [f"skipped on this device: {wgmma} wgmma checks (sm_90a only: the CUDA simulator has no wgmma)"]
     assert "| wgmma" not in out and f"{checks} checks" in out
@@ -56,7 +56,7 @@ def test_verify_passes_on_the_cuda_simulator(cpu_run):
 @pytest.mark.slow
 def test_verify_only_wgmma_on_the_simulator_is_skipped_not_failed():
     done = _cli("--n", "2", "--only", "wgmma", simulated=True)
-    assert "skipped on this device: 52 wgmma checks (sm_90a only: the CUDA simulator has no wgmma)" in done.stdout
+    assert "skipped on this device: 98 wgmma checks (sm_90a only: the CUDA simulator has no wgmma)" in done.stdout
     assert "FAIL" not in done.stdout and "NOTHING CHECKED" in done.stdout
 
 
@@ -69,26 +69,38 @@ def test_a_gpu_other_than_sm_90_skips_wgmma_with_the_reason():
 
 # --- the wgmma checks, with labkit.sim.wgmma standing in for the device ------------------------
 
-def _twin_device(fn, plan, image, descs):
-    from labkit.sim.wgmma import wgmma_ss_steps
+def _twin_device(fn, plan, image, descs, a_regs):
+    from labkit.sim.wgmma import wgmma_rs_steps, wgmma_ss_steps
 
     g = plan.entry
     d = plan.descs if descs is None else descs
+    if g.form == "RS":
+        steps = [(a, int(step[1])) for a, step in zip(a_regs, d)]
+        return wgmma_rs_steps(image, steps, plan.n, g.ab_type, g.acc_type, plan.b.major).astype(float)
     return wgmma_ss_steps(image, d, plan.n, g.ab_type, g.acc_type, plan.a.major, plan.b.major).astype(float)
 
 
-def _right_device(fn, plan, image, descs):
+def _right_device(fn, plan, image, descs, a_regs):
     """A device that reads the right operands whatever the descriptors say."""
-    return _twin_device(fn, plan, image, None)
+    return _twin_device(fn, plan, image, None, a_regs)
 
 
-@pytest.mark.parametrize("case", [verify_wgmma.CASES[i] for i in (0, 13, 31, 33, 36)],
-                         ids=lambda c: verify_wgmma.case_name(c))
+def _swapped_halves_device(fn, plan, image, descs, a_regs):
+    """A device that reads each A register's two halves the other way round."""
+    swapped = (a_regs >> 16) | (a_regs << 16)
+    return _twin_device(fn, plan, image, descs, swapped.astype(np.uint32))
+
+
+_SOME = [verify_wgmma.CASES[i] for i in (0, 13, 31, 33, 36)] + \
+    [c for c in verify_wgmma.CASES if c[0].endswith("_RS")][:: 20]
+
+
+@pytest.mark.parametrize("case", _SOME, ids=lambda c: verify_wgmma.case_name(c))
 def test_the_wgmma_check_passes_on_the_twin_and_fails_on_a_wrong_element(case):
     assert verify.check_wgmma(case, np.random.default_rng(0), _twin_device).ok
 
-    def broken(fn, plan, image, descs):
-        d = _twin_device(fn, plan, image, descs)
+    def broken(fn, plan, image, descs, a_regs):
+        d = _twin_device(fn, plan, image, descs, a_regs)
         d[5, 3] += 1
         return d
 
@@ -97,9 +109,15 @@ def test_the_wgmma_check_passes_on_the_twin_and_fails_on_a_wrong_element(case):
                                                            "D random device vs float64"]
 
 
+def test_an_rs_device_reading_a_registers_otherwise_fails_the_wgmma_check():
+    rs = next(c for c in verify_wgmma.CASES if c[0] == "SM90_64x64x16_F32F16F16_RS")
+    r = verify.check_wgmma(rs, np.random.default_rng(0), _swapped_halves_device)
+    assert "D exact inputs: device == twin" in [name for name, ok, _ in r.items if not ok]
+
+
 def test_an_unwritten_accumulator_fails_the_wgmma_check():
-    def unwritten(fn, plan, image, descs):
-        d = _twin_device(fn, plan, image, descs)
+    def unwritten(fn, plan, image, descs, a_regs):
+        d = _twin_device(fn, plan, image, descs, a_regs)
         d[63, 7] = np.nan
         return d
 
@@ -107,15 +125,20 @@ def test_an_unwritten_accumulator_fails_the_wgmma_check():
     assert not r.ok and "D random device vs float64" in [name for name, ok, _ in r.items if not ok]
 
 
-def test_the_cases_cover_both_majors_every_swizzle_and_every_ss_entry():
+def test_the_cases_cover_both_majors_every_swizzle_and_every_entry():
     from labkit.atoms.gmma_instructions import GMMA
+    from labkit.atoms.gmma_smem import fits
 
     grid = {(c[0], c[1], c[2]) for c in verify_wgmma.CASES}
+    b_grid = {(c[0], c[3], c[4]) for c in verify_wgmma.CASES}
     for n in (8, 64, 128, 256):
         for major in ("K", "MN"):
             for sw in ("INTER", "SW32", "SW64", "SW128"):
                 assert (f"SM90_64x{n}x16_F32F16F16_SS", major, sw) in grid
-    assert set(verify.WGMMA_ATOMS) == {g.atoms[0] for g in GMMA.values() if g.form == "SS"}
+                if fits(major, sw, n, 64):      # an MN-major atom wider than N cannot hold B
+                    assert (f"SM90_64x{n}x16_F32F16F16_RS", major, sw) in b_grid
+    assert all(c[1:3] == ("K", "REG") for c in verify_wgmma.CASES if c[0].endswith("_RS"))
+    assert set(verify.WGMMA_ATOMS) == {g.atoms[0] for g in GMMA.values()}
 
 
 @pytest.mark.parametrize("mis", verify_wgmma.MISENCODED, ids=lambda m: m[6])

@@ -22,6 +22,7 @@ from labkit.cuda.kernels import wgmma_probe as wp
 from labkit.errors import DeviceError, InstructionError, LayoutError
 
 SS = sorted(name for name, g in GMMA.items() if g.form == "SS")
+RS = sorted(name for name, g in GMMA.items() if g.form == "RS")
 
 # --- the tables -------------------------------------------------------------------------------
 
@@ -62,14 +63,22 @@ def test_each_ss_entry_holds_its_inline_ptx(name):
     assert g.asm.count("$") == regs + 3 + 4
 
 
-def test_rs_entries_have_no_intrinsic():
-    for g in GMMA.values():
-        if g.form == "RS":
-            assert g.intrinsic == "" and g.asm == "" and not hasattr(ptx, g.name)
+@pytest.mark.parametrize("name", RS)
+def test_each_rs_entry_holds_its_inline_ptx(name):
+    # PTX ISA, wgmma.mma_async with A in registers: "d, a, b-desc, scale-d, imm-scale-a,
+    # imm-scale-b, imm-trans-b" (no imm-trans-a); a is four .b32 registers for 16-bit A
+    g = GMMA[name]
+    regs = g.registers["C"][0]
+    assert g.intrinsic == name and g.registers["A"] == (4, "u32") and g.form == "RS"
+    a = ", ".join(r"\$%d" % (2 * regs + i) for i in range(4))
+    want = (r"\{ \.reg \.pred p; setp\.ne\.b32 p, \$%d, 0; %s \{\$0(, \$\d+)*\}, \{%s\}, \$%d, p, "
+            r"\$imm_scale_a, \$imm_scale_b, \$imm_trans_b; \}$" % (2 * regs + 5, re.escape(g.ptx), a, 2 * regs + 4))
+    assert re.match(want, g.asm), g.asm
+    assert "imm_trans_a" not in g.asm and g.asm.count("$") == regs + 4 + 2 + 3
 
 
 def test_ptx_binds_every_wgmma_name_and_knows_its_minimum_sm():
-    assert set(ptx.WGMMA) == set(WGMMA_PTX) | set(SS)
+    assert set(ptx.WGMMA) == set(WGMMA_PTX) | set(SS) | set(RS)
     for name, ins in ptx.WGMMA.items():
         assert name in ptx.__all__
         assert ptx.instruction_of(getattr(ptx, name)) is ins
@@ -90,6 +99,41 @@ def test_the_d_fragment_covers_d_once_as_cutes_clayout_says(n):
     assert wp.d_coords(127, n // 2 - 1) == (63, n - 1)
     cute = tv_coords(GMMA[f"wgmma_m64n{n}k16_f32f16f16_ss"].layout_C, 64, 128, n // 2)
     assert all(tuple(cute[t, v]) == wp.d_coords(t, v) for t in range(128) for v in range(n // 2))
+
+
+def test_the_rs_a_registers_follow_the_ptx_isa_fragment():
+    # PTX ISA, wgmma register fragment of A (m64nNk16, 16-bit types): warp w of the warpgroup
+    # holds rows 16w .. 16w+15; lane = 4 * groupID + threadID_in_group; register a_i holds two
+    # elements, row groupID + 8 * (i % 2), columns 2 * threadID_in_group + (0, 1) + 8 * (i // 2)
+    from labkit.atoms.gmma_fragment import a_from_registers, a_registers
+
+    rng = np.random.default_rng(11)
+    A = rng.integers(-2048, 2048, (64, 16)).astype(np.float64)      # exact in f16
+    regs = a_registers(A)
+    assert regs.shape == (128, 4) and regs.dtype == np.uint32
+    for t in range(128):
+        warp, lane = divmod(t, 32)
+        group, tig = divmod(lane, 4)
+        for i in range(4):
+            row = 16 * warp + group + 8 * (i % 2)
+            for half in (0, 1):
+                col = 2 * tig + half + 8 * (i // 2)
+                bits = (int(regs[t, i]) >> (16 * half)) & 0xFFFF
+                assert np.uint16(bits).view(np.float16) == A[row, col], (t, i, half)
+    assert (a_from_registers(regs) == A).all()
+    B = rng.integers(-3, 4, (64, 16)).astype(np.float64)
+    assert (a_from_registers(a_registers(B, "bf16"), "bf16") == B).all()
+
+
+def test_bad_a_registers_are_refused():
+    from labkit.atoms.gmma_fragment import a_from_registers, a_registers
+
+    with pytest.raises(LayoutError, match="A must be 64 x 16"):
+        a_registers(np.zeros((64, 32)))
+    with pytest.raises(LayoutError, match=r"a must be \(128, 4\) integer registers"):
+        a_from_registers(np.zeros((32, 4), np.uint32))
+    with pytest.raises(LayoutError, match="element must be 'f16' or 'bf16'"):
+        a_registers(np.zeros((64, 16)), "tf32")
 
 
 def test_f16_accumulators_unpack_low_half_first():
@@ -119,8 +163,17 @@ def test_the_plan_uses_cutes_layouts_and_descriptors():
 def test_bad_plans_are_refused_with_labkit_errors():
     with pytest.raises(LayoutError, match="MN-major SW64 atom is 32 elements wide"):
         wp.make_plan("wgmma_m64n8k16_f32f16f16_ss", "K", "SW64", "MN", "SW64")
-    with pytest.raises(InstructionError, match="SS wgmma entry"):
-        wp.make_plan("wgmma_m64n8k16_f32f16f16_rs")
+    with pytest.raises(InstructionError, match="wgmma entry of the GMMA table"):
+        wp.make_plan("SM80_16x8x16_F32F16F16F32_TN")
+    with pytest.raises(LayoutError, match="A comes from registers, K-major only"):
+        wp.make_plan("wgmma_m64n8k16_f32f16f16_rs", a_major="MN")
+    rs = wp.make_plan("wgmma_m64n8k16_f32f16f16_rs", b_swizzle="SW64", k=32)
+    with pytest.raises(LayoutError, match="takes A from registers: pass plan.a_registers"):
+        wp.wgmma_registers(rs, np.zeros(wp.SMEM_BYTES, np.uint8))
+    with pytest.raises(LayoutError, match=r"a_regs must be \(2, 128, 4\) uint32"):
+        wp.wgmma_registers(rs, np.zeros(wp.SMEM_BYTES, np.uint8), a_regs=np.zeros((4, 128, 4), np.uint32))
+    with pytest.raises(LayoutError, match="A must be 64 x 32"):
+        rs.a_registers(np.zeros((64, 64)))
     with pytest.raises(LayoutError, match="A must be 64 x K and B 8 x K"):
         wp.wgmma_matmul(np.zeros((64, 16)), np.zeros((24, 16)), "wgmma_m64n8k16_f32f16f16_ss")
     p = wp.make_plan("wgmma_m64n8k16_f32f16f16_ss")
@@ -143,6 +196,34 @@ def _compile(fn, sig):
         raise
 
 
+def _PROBE_ARGS(acc):
+    import numba
+
+    return (numba.uint32[::1], numba.uint64[::1], numba.uint32[:, :, ::1], acc[:, ::1], numba.uint32[::1])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "trans_b", "steps"), [("wgmma_m64n8k16_f32f16f16_rs", 0, 4),
+                                                        ("wgmma_m64n256k16_f32bf16bf16_rs", 1, 2),
+                                                        ("wgmma_m64n64k16_f16f16f16_rs", 1, 1)])
+def test_the_rs_probe_loads_a_before_the_fence_and_compiles_to_sm_90a_wgmma(name, trans_b, steps):
+    import numba
+
+    g = GMMA[name]
+    r, kind = g.registers["C"]
+    acc = numba.float32 if kind == "f32" else numba.uint32
+    text = _compile(wp._kernel(name, 0, trans_b, steps).py_func, _PROBE_ARGS(acc))
+    assert re.search(r"^\.target sm_90a$", text, re.M)
+    mma = re.findall(re.escape(g.ptx) + r" \{(.*?)\}, \{(%r\d+), (%r\d+), (%r\d+), (%r\d+)\}, %rd\d+, p, 1, 1, "
+                     r"(\d);", text)
+    assert len(mma) == steps and all(len(m[0].split(",")) == r and int(m[5]) == trans_b for m in mma)
+    assert len({m[1:5] for m in mma}) == steps          # each step its own four A registers
+    assert text.count("wgmma.fence.sync.aligned;") == 1
+    fence = text.index("wgmma.fence.sync.aligned;")
+    loads = [m.start() for m in re.finditer(r"ld\.global\.u32", text)]
+    assert len(loads) >= 4 * steps and max(loads) < fence < text.index("wgmma.mma_async")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "trans"), [("wgmma_m64n8k16_f32f16f16_ss", (0, 0)),
                                              ("wgmma_m64n256k16_f32f16f16_ss", (1, 1)),
@@ -154,8 +235,7 @@ def test_the_probe_compiles_to_sm_90a_wgmma(name, trans):
     g = GMMA[name]
     r, kind = g.registers["C"]
     acc = numba.float32 if kind == "f32" else numba.uint32
-    text = _compile(wp._kernel(name, *trans).py_func,
-                    (numba.uint32[::1], numba.uint64[::1], acc[:, ::1], numba.uint32[::1]))
+    text = _compile(wp._kernel(name, *trans).py_func, _PROBE_ARGS(acc))
     assert re.search(r"^\.target sm_90a$", text, re.M)
     mma = re.findall(re.escape(g.ptx) + r" \{(.*?)\}, %rd\d+, %rd\d+, p, 1, 1, (\d), (\d);", text)
     assert mma and all(len(m[0].split(",")) == r and (int(m[1]), int(m[2])) == trans for m in mma)
@@ -253,6 +333,19 @@ def test_wgmma_bf16_and_f16_accumulate(name):
     A, B = rng.integers(-3, 4, (64, 64)), rng.integers(-3, 4, (n, 64))
     for major, sw in (("K", "SW32"), ("MN", "SW32")):
         assert (wp.wgmma_matmul(A, B, name, major, sw, major, sw) == A @ B.T).all(), (name, major)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("n", [8, 64, 256])
+def test_rs_wgmma_takes_a_from_registers_with_b_in_every_swizzle(n):
+    _need_sm90()
+    for major in ("K", "MN"):
+        for sw in ("INTER", "SW32", "SW64", "SW128"):
+            args = (f"wgmma_m64n{n}k16_f32f16f16_rs", "K", "SW128", major, _b_swizzle(major, sw, n))
+            rng = np.random.default_rng(2000 + n + len(sw) + len(major))
+            A, B = rng.integers(-3, 4, (64, 64)), rng.integers(-3, 4, (n, 64))
+            D = wp.wgmma_matmul(A, B, *args)
+            assert (D == A @ B.T).all(), args
 
 
 @pytest.mark.gpu

@@ -60,6 +60,39 @@ def test_the_twin_computes_a_times_b_transposed(layout, kk, n):
     assert np.array_equal(D, A.astype(np.float64) @ B.astype(np.float64).T)
 
 
+@pytest.mark.parametrize("layout,kk", [("INTERLEAVE", 16), ("B128", 64)])
+@pytest.mark.parametrize("n", [8, 128])
+def test_the_rs_twin_takes_a_from_registers_and_computes_the_same(layout, kk, n):
+    rng = np.random.default_rng(100 + n)
+    A = rng.integers(-3, 4, (64, kk)).astype(np.float16)
+    B = rng.integers(-3, 4, (n, kk)).astype(np.float16)
+    D = wgmma.twin_matmul(A, B, layout, a_from="registers")
+    assert np.array_equal(D, A.astype(np.float64) @ B.astype(np.float64).T)
+    # a tampered SBO reaches only B (the RS form has no A descriptor), and B of 8 rows is one
+    # 8-row group: SBO, the distance to the next group, is never used
+    bad = wgmma.twin_matmul(A, B, layout, {"stride_byte_offset": 4}, a_from="registers")
+    assert np.array_equal(bad, D) == (n == 8)
+
+
+def ptx_a_owner(m, k):
+    """(thread, register, half) of A(m, k), m64nNk16 16-bit A in registers (PTX ISA's wgmma A
+    fragment: warp m // 16; lane 4 * (row % 8) + (k % 8) // 2; register (row // 8) + 2 (k // 8);
+    half k % 2)."""
+    warp, r = divmod(m, 16)
+    return 32 * warp + 4 * (r % 8) + (k % 8) // 2, (r // 8) + 2 * (k // 8), k % 2
+
+
+def test_a_owner_is_the_ptx_fragment_and_each_warp_holds_mma_sync_a():
+    for m in range(64):
+        for k in range(16):
+            assert wgmma.a_owner(m, k) == ptx_a_owner(m, k), (m, k)
+    assert wgmma.a_warp_layout_matches()
+    with pytest.raises(LayoutError, match="outside the 64 x 16 A"):
+        wgmma.a_owner(64, 0)
+    with pytest.raises(LayoutError, match="a_from must be 'smem'"):
+        wgmma.twin_matmul(np.zeros((64, 16)), np.zeros((8, 16)), a_from="regs")
+
+
 def test_twin_refuses_bad_shapes_and_layouts():
     with pytest.raises(LayoutError, match="64 x 16"):
         wgmma.twin_matmul(np.zeros((64, 32)), np.zeros((8, 32)), "INTERLEAVE")
@@ -170,7 +203,10 @@ def test_lab_calls_the_gpu_through_one_guarded_entry_point():
     import nbformat
     nb = nbformat.read(REPO / "notebooks" / "08_wgmma.ipynb", as_version=4)
     code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
-    assert code.count("wgmma.device_matmul(") == 1 and "if on_hopper:" in code and "wgmma_probe" not in code
+    lines = code.splitlines()
+    calls = [i for i, line in enumerate(lines) if "wgmma.device_matmul(" in line]
+    assert len(calls) == 2 and "wgmma_probe" not in code         # the SS and the RS runs
+    assert all(lines[i - 1].strip() == "if on_hopper:" for i in calls)
     assert "../book/06g_wgmma.md" in "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
 
 

@@ -18,30 +18,35 @@ entry against g++'s print of ``MMA_Traits``.
 >>> g.registers["C"], g.registers["A"]
 ((32, 'f32'), (1, 'u64'))
 
-An ``SS`` entry is also the inline PTX a numba kernel emits (``labkit.cuda.ptx.<name>``, made by
+Every entry is also the inline PTX a numba kernel emits (``labkit.cuda.ptx.<name>``, made by
 ``labkit.cuda._wgmma_intrinsics`` from ``asm``): the PTX ISA's operands in its order, ``d`` (the
-accumulator registers ``$0..$R-1``, read and written), ``a-desc``, ``b-desc``, ``scale-d`` (a
+accumulator registers ``$0..$R-1``, read and written), A (``a-desc`` in the SS form; in the RS
+form ``a``, four 32-bit registers of two 16-bit elements each), ``b-desc``, ``scale-d`` (a
 predicate set from a run-time integer: 0 gives D = A*B, else D = A*B + D) and the immediates
-``imm-scale-a``, ``imm-scale-b`` (1 or -1) and ``imm-trans-a``, ``imm-trans-b`` (0: K-major,
-1: M/N-major), written as the placeholders ``$imm_scale_a`` ... that the intrinsic replaces by
-literal values. ``RS`` entries have no intrinsic (``intrinsic`` is ``""``).
+``imm-scale-a``, ``imm-scale-b`` (1 or -1) and ``imm-trans-a`` (SS only: A in registers is always
+K-major), ``imm-trans-b`` (0: K-major, 1: M/N-major), written as the placeholders
+``$imm_scale_a`` ... that the intrinsic replaces by literal values (``immediates`` lists them).
 
 >>> print(GMMA["wgmma_m64n8k16_f16f16f16_ss"].asm)
 { .reg .pred p; setp.ne.b32 p, $6, 0; wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {$0, $1}, $4, $5, p, $imm_scale_a, $imm_scale_b, $imm_trans_a, $imm_trans_b; }
+>>> print(GMMA["wgmma_m64n8k16_f16f16f16_rs"].asm)
+{ .reg .pred p; setp.ne.b32 p, $9, 0; wgmma.mma_async.sync.aligned.m64n8k16.f16.f16.f16 {$0, $1}, {$4, $5, $6, $7}, $8, p, $imm_scale_a, $imm_scale_b, $imm_trans_b; }
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["GmmaInstruction", "GMMA", "GMMA_BY_ATOM", "GMMA_N", "WARPGROUP", "IMMEDIATES"]
+__all__ = ["GmmaInstruction", "GMMA", "GMMA_BY_ATOM", "GMMA_N", "WARPGROUP", "IMMEDIATES", "IMMEDIATES_RS"]
 
 WARPGROUP = 128
 """Threads of a warpgroup: four consecutive warps, the first one's index a multiple of 4."""
 
 IMMEDIATES = ("imm_scale_a", "imm_scale_b", "imm_trans_a", "imm_trans_b")
-"""The immediate operands of the SS ``wgmma.mma_async`` after ``scale-d``, in PTX order (the RS
-form has no ``imm-trans-a``)."""
+"""The immediate operands of the SS ``wgmma.mma_async`` after ``scale-d``, in PTX order."""
+
+IMMEDIATES_RS = ("imm_scale_a", "imm_scale_b", "imm_trans_b")
+"""The RS form's immediates: no ``imm-trans-a`` (A in registers is K-major)."""
 
 GMMA_N = (8, 16, 32, 64, 128, 256)
 """The N of the entries here (the PTX ISA allows every multiple of 8 up to 256)."""
@@ -101,21 +106,28 @@ class GmmaInstruction:
 
     @property
     def intrinsic(self) -> str:
-        """The ``labkit.cuda.ptx`` name that issues this form (the entry's name), ``""`` for RS."""
-        return self.name if self.form == "SS" else ""
+        """The ``labkit.cuda.ptx`` name that issues this form: the entry's name."""
+        return self.name
+
+    @property
+    def immediates(self) -> tuple:
+        """The immediate operands after ``scale-d``, in PTX order."""
+        return IMMEDIATES if self.form == "SS" else IMMEDIATES_RS
 
     @property
     def asm(self) -> str:
-        """The inline-assembly text of the SS form (see the module), ``""`` for RS."""
-        if self.form != "SS":
-            return ""
+        """The inline-assembly text (see the module)."""
         r = self.registers["C"][0]
         d = ", ".join(f"${i}" for i in range(r))
         # operands: $0..$R-1 the outputs, $R..$2R-1 the same registers as tied inputs (not in the
-        # text), then a-desc, b-desc and the scale-d integer.
-        a, b, s = 2 * r, 2 * r + 1, 2 * r + 2
-        imm = ", ".join(f"${x}" for x in IMMEDIATES)
-        return f"{{ .reg .pred p; setp.ne.b32 p, ${s}, 0; {self.ptx} {{{d}}}, ${a}, ${b}, p, {imm}; }}"
+        # text), then A (a-desc, or four registers), b-desc and the scale-d integer.
+        if self.form == "SS":
+            a, nxt = f"${2 * r}", 2 * r + 1
+        else:
+            a, nxt = "{" + ", ".join(f"${2 * r + i}" for i in range(4)) + "}", 2 * r + 4
+        imm = ", ".join(f"${x}" for x in self.immediates)
+        return (f"{{ .reg .pred p; setp.ne.b32 p, ${nxt + 1}, 0; {self.ptx} {{{d}}}, {a}, ${nxt}, p, "
+                f"{imm}; }}")
 
     @property
     def registers(self) -> dict:

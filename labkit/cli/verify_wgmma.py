@@ -1,13 +1,15 @@
 """The wgmma checks of ``python -m labkit verify``: one warpgroup's ``wgmma.mma_async`` on the
 device against ``labkit.sim.wgmma``, the twin written from the PTX ISA's descriptor addressing.
 
-Each case is an SS entry of the ``GMMA`` table (f32.f16.f16 with N 8, 64, 128 and 256 in both
-majors and every swizzle mode, mixed majors, bf16 and f16-accumulate at N 64 in both majors, and
-every other SS entry once, K-major SW128) with A (64 x 64) and B (N x 64) laid out in
+Each case is an entry of the ``GMMA`` table, SS or RS (f32.f16.f16 with N 8, 64, 128 and 256 in
+both majors and every swizzle mode, mixed majors, bf16 and f16-accumulate at N 64 in both majors,
+and every other entry once, K-major SW128) with A (64 x 64) and B (N x 64) laid out in
 shared memory by CuTe's GMMA layout atoms (``labkit.atoms.gmma_smem``: K- or MN-major, INTER,
 SW32, SW64 or SW128) and four k16 steps through descriptors from ``make_gmma_desc``
-(:mod:`labkit.cuda.kernels.wgmma_probe`). The device and the twin read the same shared-memory
-image through the same descriptors:
+(:mod:`labkit.cuda.kernels.wgmma_probe`); in the RS form A is in the warpgroup's registers
+instead (A's major and swizzle read ``K`` and ``REG``), packed by CuTe's ``ALayout_64x16``. The
+device and the twin read the same shared-memory image through the same descriptors, and the same
+A registers:
 
 - small-integer inputs (every sum exact): the device's D equals the twin's bit for bit, and the
   twin's equals ``A @ B.T``;
@@ -20,9 +22,9 @@ wgmma is sm_90a only: on any other GPU, and under the CUDA simulator (which has 
 checks are skipped with that reason.
 
 >>> len(CASES), len(MISENCODED)
-(50, 2)
->>> CASES[0]
-('SM90_64x8x16_F32F16F16_SS', 'K', 'INTER', 'K', 'INTER')
+(95, 3)
+>>> CASES[0], CASES[50]
+(('SM90_64x8x16_F32F16F16_SS', 'K', 'INTER', 'K', 'INTER'), ('SM90_64x8x16_F32F16F16_RS', 'K', 'REG', 'K', 'INTER'))
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from labkit.atoms.gmma_desc import GmmaDescriptor, LayoutType, decode
 from labkit.atoms.gmma_instructions import GMMA, GMMA_BY_ATOM
 from labkit.atoms.gmma_layouts import GMMA_SWIZZLES
 from labkit.atoms.gmma_smem import fits
-from labkit.sim.wgmma import wgmma_ss_steps
+from labkit.sim.wgmma import wgmma_rs_steps, wgmma_ss_steps
 
 __all__ = ["CASES", "MISENCODED", "case_name", "misencoded_name", "check_wgmma", "check_misencoded",
            "inputs", "mis_encode"]
@@ -49,36 +51,43 @@ def _b_swizzle(major, swizzle, n):
     return swizzle if fits(major, swizzle, n, 64) else "INTER"
 
 
-def _cases():
+def _cases(form):
     out = []
     for n in VERIFY_N:
-        atom = f"SM90_64x{n}x16_F32F16F16_SS"
+        atom = f"SM90_64x{n}x16_F32F16F16_{form}"
         for major in ("K", "MN"):
             for sw in GMMA_SWIZZLES:
-                out.append((atom, major, sw, major, _b_swizzle(major, sw, n)))
-    out += [("SM90_64x128x16_F32F16F16_SS", "K", "SW128", "MN", "SW128"),      # mixed majors
-            ("SM90_64x128x16_F32F16F16_SS", "MN", "SW32", "K", "SW64")]
-    for atom in ("SM90_64x64x16_F32BF16BF16_SS", "SM90_64x64x16_F16F16F16_SS"):  # other types
-        out += [(atom, "K", "SW128", "K", "SW128"), (atom, "MN", "SW64", "MN", "SW64")]
+                a = (major, sw) if form == "SS" else ("K", "REG")
+                case = (atom, *a, major, _b_swizzle(major, sw, n))
+                if case not in out:                 # RS, N = 8: MN-major B is INTER only
+                    out.append(case)
+    if form == "SS":
+        out += [("SM90_64x128x16_F32F16F16_SS", "K", "SW128", "MN", "SW128"),      # mixed majors
+                ("SM90_64x128x16_F32F16F16_SS", "MN", "SW32", "K", "SW64")]
+    a = ("K", "REG") if form == "RS" else None
+    for atom in (f"SM90_64x64x16_F32BF16BF16_{form}", f"SM90_64x64x16_F16F16F16_{form}"):  # other types
+        out += [(atom, *(a or ("K", "SW128")), "K", "SW128"), (atom, *(a or ("MN", "SW64")), "MN", "SW64")]
     done = {case[0] for case in out}
-    out += [(g.atoms[0], "K", "SW128", "K", "SW128") for g in GMMA.values()       # every other SS entry
-            if g.intrinsic and g.atoms[0] not in done]
-    return tuple(out)
+    out += [(g.atoms[0], *(a or ("K", "SW128")), "K", "SW128") for g in GMMA.values()   # every other entry
+            if g.form == form and g.atoms[0] not in done]
+    return out
 
 
-CASES = _cases()
-"""Every wgmma case: (CuTe atom, A major, A swizzle, B major, B swizzle)."""
+CASES = tuple(_cases("SS") + _cases("RS"))
+"""Every wgmma case: (CuTe atom, A major, A swizzle (``REG``: in registers, RS), B major, B swizzle)."""
 
 MISENCODED = (
     ("SM90_64x64x16_F32F16F16_SS", "K", "SW128", "K", "SW128", "A", "SBO halved"),
     ("SM90_64x64x16_F32F16F16_SS", "K", "SW128", "K", "SW128", "B", "layout type B64 for B128"),
+    ("SM90_64x64x16_F32F16F16_RS", "K", "REG", "K", "SW128", "B", "SBO halved"),
 )
 """Cases whose descriptor is deliberately wrong: (case..., operand, what is wrong)."""
 
 
 def case_name(case) -> str:
     atom, am, asw, bm, bsw = case
-    return f"wgmma {atom} A {am}-{asw} B {bm}-{bsw}"
+    a = "registers" if asw == "REG" else f"{am}-{asw}"
+    return f"wgmma {atom} A {a} B {bm}-{bsw}"
 
 
 def misencoded_name(case) -> str:
@@ -124,10 +133,15 @@ def _bound(entry, A, B):
     return rtol * (np.abs(A) @ np.abs(B).T) + atol
 
 
-def _twin(plan, image, descs):
+def _twin(plan, image, descs, a_regs):
     g = plan.entry
-    return wgmma_ss_steps(image, [tuple(int(x) for x in step) for step in descs], plan.n, g.ab_type,
-                          g.acc_type, plan.a.major, plan.b.major).astype(np.float64)
+    if g.form == "RS":
+        steps = [(a, int(step[1])) for a, step in zip(a_regs, descs)]
+        d = wgmma_rs_steps(image, steps, plan.n, g.ab_type, g.acc_type, plan.b.major)
+    else:
+        d = wgmma_ss_steps(image, [tuple(int(x) for x in step) for step in descs], plan.n, g.ab_type,
+                           g.acc_type, plan.a_major, plan.b.major)
+    return d.astype(np.float64)
 
 
 def _plan(case):
@@ -135,6 +149,13 @@ def _plan(case):
 
     atom, am, asw, bm, bsw = case
     return wp, wp.make_plan(GMMA_BY_ATOM[atom], am, asw, bm, bsw)
+
+
+def _operands(wp, plan, A, B):
+    """The image and (RS) A's registers of inputs A, B."""
+    g = plan.entry
+    img = plan.image(wp.to_bits16(A, g.ab_type), wp.to_bits16(B, g.ab_type))
+    return img, (plan.a_registers(A) if g.form == "RS" else None)
 
 
 def check_wgmma(case, rng, run_device, result_cls, sets: int = 2):
@@ -146,9 +167,9 @@ def check_wgmma(case, rng, run_device, result_cls, sets: int = 2):
     same_bits, worst = 0, {"device": 0.0, "twin": 0.0}
     for exact in [True] * sets + [False] * sets:
         A, B = inputs(g, rng, exact)
-        img = plan.image(wp.to_bits16(A, g.ab_type), wp.to_bits16(B, g.ab_type))
-        dev = run_device(wp.wgmma_run, plan, img, None)
-        twin = _twin(plan, img, plan.descs)
+        img, a_regs = _operands(wp, plan, A, B)
+        dev = run_device(wp.wgmma_run, plan, img, None, a_regs)
+        twin = _twin(plan, img, plan.descs, a_regs)
         ref = A @ B.T
         if exact:
             total += dev.size
@@ -179,9 +200,9 @@ def check_misencoded(mis, rng, run_device, result_cls, sets: int = 2):
     differ, wrong, total = 0, 0, 0
     for _ in range(sets):
         A, B = inputs(g, rng, True)
-        img = plan.image(wp.to_bits16(A, g.ab_type), wp.to_bits16(B, g.ab_type))
-        dev = run_device(wp.wgmma_run, plan, img, bad_descs)
-        twin = _twin(plan, img, bad_descs)
+        img, a_regs = _operands(wp, plan, A, B)
+        dev = run_device(wp.wgmma_run, plan, img, bad_descs, a_regs)
+        twin = _twin(plan, img, bad_descs, a_regs)
         total += dev.size
         differ += int(np.count_nonzero(~(dev == twin)))
         wrong += int(np.count_nonzero(twin != A @ B.T))

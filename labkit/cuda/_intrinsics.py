@@ -287,8 +287,8 @@ def cp_async_wait_group(typingctx, n):
 
 
 # ---------------------------------------------------------------------------------------------
-# wgmma (Hopper, sm_90a): the fences of labkit.atoms.wgmma_ptx (WGMMA_PTX) and every SS entry of
-# the GMMA table (labkit.atoms.gmma_instructions), each intrinsic made by
+# wgmma (Hopper, sm_90a): the fences of labkit.atoms.wgmma_ptx (WGMMA_PTX) and every entry (SS
+# and RS) of the GMMA table (labkit.atoms.gmma_instructions), each intrinsic made by
 # labkit.cuda._wgmma_intrinsics from its entry; plus the helpers (no instruction).
 
 from labkit.atoms.gmma_instructions import GMMA  # noqa: E402
@@ -296,9 +296,9 @@ from labkit.atoms.wgmma_ptx import WGMMA_PTX  # noqa: E402
 from labkit.cuda import _wgmma_intrinsics as _wgmma  # noqa: E402
 
 _bind(WGMMA_PTX, _wgmma.make)
-_bind(GMMA, _wgmma.make, where=lambda g: bool(g.intrinsic))
+_bind(GMMA, _wgmma.make)
 ASM.update({name: ins.asm for name, ins in WGMMA_PTX.items()})
-ASM.update({g.name: g.asm for g in GMMA.values() if g.intrinsic})
+ASM.update({g.name: g.asm for g in GMMA.values()})
 wgmma_zeros = _wgmma.wgmma_zeros
 wgmma_zeros_u32 = _wgmma.wgmma_zeros_u32
 wgmma_fence_operand = _wgmma.wgmma_fence_operand

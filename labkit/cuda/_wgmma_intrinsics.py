@@ -1,5 +1,5 @@
 """numba ``@intrinsic`` functions for Hopper's warpgroup MMA, one per ``WGMMA_PTX`` entry and
-one per SS entry of the ``GMMA`` table.
+one per entry of the ``GMMA`` table.
 
 :mod:`labkit.cuda._intrinsics` binds them (``labkit.cuda.ptx`` exports them); each is made from
 its registry entry (:mod:`labkit.atoms.wgmma_ptx` for the fences,
@@ -15,6 +15,9 @@ half) for an f16 one:
   new ``acc``: descriptors are 64-bit integers, ``scale_d`` a run-time integer (0: D = A*B, else
   D = A*B + D), the four immediates literal integers (scales 1 or -1, transposes 0 for K-major or
   1 for M/N-major);
+- ``wgmma_m64n{N}k16_{d}{ab}{ab}_rs(a, desc_b, acc, scale_d, imm_scale_a, imm_scale_b,
+  imm_trans_b)``: the same with A from registers, ``a`` a tuple of four uint32 (A's fragment in
+  CuTe's ``ALayout_64x16``, two 16-bit elements each, the lower-indexed one in the low half);
 - three helpers that emit no instruction: ``wgmma_zeros(n)`` and ``wgmma_zeros_u32(n)`` (a tuple
   of ``n`` float32 or uint32 zeros, an accumulator to start from) and ``wgmma_fence_operand(acc)``
   (CuTe's ``warpgroup_fence_operand``: returns ``acc`` through an empty asm statement that ties
@@ -29,11 +32,13 @@ written) and clobbers memory, so shared-memory stores stay before it in program 
 '=f,=f,=f,=f,0,1,2,3,l,l,r,~{memory}'
 >>> w.constraints(2, "r")
 '=r,=r,0,1,l,l,r,~{memory}'
+>>> w.constraints(2, "r", "RS")
+'=r,=r,0,1,r,r,r,r,l,r,~{memory}'
 """
 
 from __future__ import annotations
 
-from labkit.atoms.gmma_instructions import IMMEDIATES, GmmaInstruction
+from labkit.atoms.gmma_instructions import GmmaInstruction
 from labkit.atoms.wgmma_ptx import WgmmaInstruction
 from labkit.cuda._numba import TypingError, intrinsic, intrinsic_prefer_literal, ir, types
 
@@ -46,11 +51,13 @@ _f32 = ir.FloatType()
 _ALLOWED = {"imm_scale_a": (1, -1), "imm_scale_b": (1, -1), "imm_trans_a": (0, 1), "imm_trans_b": (0, 1)}
 
 
-def constraints(r: int, reg: str = "f") -> str:
+def constraints(r: int, reg: str = "f", form: str = "SS") -> str:
     """LLVM constraints of an mma_async with ``r`` accumulator registers: ``r`` outputs (``reg``:
-    ``"f"`` for f32, ``"r"`` for packed f16 in a u32), the same registers tied as inputs, two
-    64-bit descriptors, the scale-d integer, memory."""
-    return ",".join([f"={reg}"] * r + [str(i) for i in range(r)] + ["l", "l", "r", "~{memory}"])
+    ``"f"`` for f32, ``"r"`` for packed f16 in a u32), the same registers tied as inputs, A (a
+    64-bit descriptor, or in the ``"RS"`` form four 32-bit registers), B's 64-bit descriptor, the
+    scale-d integer, memory."""
+    a = ["l"] if form == "SS" else ["r"] * 4
+    return ",".join([f"={reg}"] * r + [str(i) for i in range(r)] + a + ["l", "r", "~{memory}"])
 
 
 def _void(context, builder, text):
@@ -84,39 +91,53 @@ def _make_mma_async(ins: GmmaInstruction):
     name = ins.name
     r, kind = ins.registers["C"]
     reg, ty, llty = ("f", types.float32, _f32) if kind == "f32" else ("r", types.uint32, _i32)
-    cons = constraints(r, reg)
+    ss = ins.form == "SS"
+    cons = constraints(r, reg, ins.form)
 
-    def typer(typingctx, desc_a, desc_b, acc, scale_d, imm_scale_a, imm_scale_b, imm_trans_a, imm_trans_b):
-        for what, t in (("desc_a", desc_a), ("desc_b", desc_b)):
-            if not isinstance(t, types.Integer):
-                raise TypingError(f"{name}: {what} must be a 64-bit matrix descriptor (an integer); got {t}")
+    def typed(a, desc_b, acc, scale_d, imm_types):
+        if ss and not isinstance(a, types.Integer):
+            raise TypingError(f"{name}: desc_a must be a 64-bit matrix descriptor (an integer); got {a}")
+        if not ss and not (isinstance(a, types.UniTuple) and a.count == 4 and isinstance(a.dtype, types.Integer)):
+            raise TypingError(f"{name}: a must be a tuple of 4 uint32 registers (A's fragment, two 16-bit "
+                              f"elements each, CuTe's ALayout_64x16); got {a}")
+        if not isinstance(desc_b, types.Integer):
+            raise TypingError(f"{name}: desc_b must be a 64-bit matrix descriptor (an integer); got {desc_b}")
         _accumulator(name, acc, r, kind)
         if not isinstance(scale_d, (types.Integer, types.Boolean)):
             raise TypingError(f"{name}: scale_d must be an integer (0: D = A*B, else D = A*B + D); got {scale_d}")
-        imms = dict(zip(IMMEDIATES, (imm_scale_a, imm_scale_b, imm_trans_a, imm_trans_b)))
-        values = {}
+        imms = dict(zip(ins.immediates, imm_types))
+        text = ins.asm
         for key, t in imms.items():
             if not isinstance(t, types.IntegerLiteral) or int(t.literal_value) not in _ALLOWED[key]:
                 raise TypingError(f"{name}: {key} must be a literal integer in {_ALLOWED[key]} (an immediate "
                                   f"in PTX); got {t}")
-            values[key] = int(t.literal_value)
-        text = ins.asm
-        for key, v in values.items():
-            text = text.replace(f"${key}", str(v))
+            text = text.replace(f"${key}", str(int(t.literal_value)))
         accty = types.UniTuple(ty, r)
-        sig = accty(types.uint64, types.uint64, accty, types.uint32, *imms.values())
+        a_ty = types.uint64 if ss else types.UniTuple(types.uint32, 4)
+        sig = accty(a_ty, types.uint64, accty, types.uint32, *imms.values())
 
         def codegen(context, builder, sig, args):
             d = [builder.extract_value(args[2], i) for i in range(r)]
-            out = _tied_asm(builder, text, cons, d + [args[0], args[1], args[3]], r, (_i64, _i64, _i32), llty)
+            a_vals = [args[0]] if ss else [builder.extract_value(args[0], i) for i in range(4)]
+            a_lls = [_i64] if ss else [_i32] * 4
+            out = _tied_asm(builder, text, cons, d + a_vals + [args[1], args[3]], r, (*a_lls, _i64, _i32), llty)
             return context.make_tuple(builder, sig.return_type, out)
 
         return sig, codegen
 
+    # numba's intrinsics take no *args: one typer per form, with the PTX ISA's operands
+    if ss:
+        def typer(typingctx, desc_a, desc_b, acc, scale_d, imm_scale_a, imm_scale_b, imm_trans_a, imm_trans_b):
+            return typed(desc_a, desc_b, acc, scale_d, (imm_scale_a, imm_scale_b, imm_trans_a, imm_trans_b))
+    else:
+        def typer(typingctx, a, desc_b, acc, scale_d, imm_scale_a, imm_scale_b, imm_trans_b):
+            return typed(a, desc_b, acc, scale_d, (imm_scale_a, imm_scale_b, imm_trans_b))
+
     what = "float32" if kind == "f32" else "uint32 (two f16 each)"
-    return _named(typer, name, f"``{ins.ptx}`` (A and B by descriptor): (desc_a, desc_b, acc, scale_d, "
-                               f"imm_scale_a, imm_scale_b, imm_trans_a, imm_trans_b) -> acc, {r} {what} per "
-                               "thread.", literal=True)
+    a_doc = "desc_a" if ss else "a (4 uint32: A's fragment)"
+    form = "A and B by descriptor" if ss else "A from registers, B by descriptor"
+    return _named(typer, name, f"``{ins.ptx}`` ({form}): ({a_doc}, desc_b, acc, scale_d, "
+                               f"{', '.join(ins.immediates)}) -> acc, {r} {what} per thread.", literal=True)
 
 
 def _make_wait_group(ins: WgmmaInstruction):
@@ -145,10 +166,8 @@ def _make_fence(ins: WgmmaInstruction):
 
 
 def make(ins):
-    """The intrinsic of one ``WGMMA_PTX`` entry or one SS entry of ``GMMA``."""
+    """The intrinsic of one ``WGMMA_PTX`` entry or one ``GMMA`` entry."""
     if isinstance(ins, GmmaInstruction):
-        if not ins.asm:
-            raise ValueError(f"{ins.name}: only the SS forms have an intrinsic")
         return _make_mma_async(ins)
     if ins.name == "wgmma_wait_group":
         return _make_wait_group(ins)

@@ -126,15 +126,16 @@ def min_sm(instruction) -> int:
 # The fences (the WGMMA_PTX table of labkit.atoms.wgmma_ptx: ``wgmma_fence``, ``wgmma_commit_group``,
 # ``wgmma_wait_group(n)``, ``fence_proxy_async_shared_cta``), one ``wgmma_m64n{N}k16_{d}{ab}{ab}_ss(desc_a,
 # desc_b, acc, scale_d, scale_a, scale_b, trans_a, trans_b)`` per SS entry of the GMMA table
-# (labkit.atoms.gmma_instructions) and the helpers ``wgmma_zeros(n)``, ``wgmma_zeros_u32(n)``,
+# (labkit.atoms.gmma_instructions), one ``..._rs(a, desc_b, acc, scale_d, scale_a, scale_b, trans_b)``
+# per RS entry (``a``: four uint32 registers of A) and the helpers ``wgmma_zeros(n)``, ``wgmma_zeros_u32(n)``,
 # ``wgmma_fence_operand(acc)`` (see labkit.cuda._wgmma_intrinsics). They have no simulator twin:
 # under the CUDA simulator each name raises DeviceError when called.
 from labkit.atoms.gmma_instructions import GMMA  # noqa: E402
 from labkit.atoms.wgmma_ptx import WGMMA_PTX  # noqa: E402
 from labkit.errors import DeviceError  # noqa: E402
 
-WGMMA: dict = {**WGMMA_PTX, **{g.intrinsic: g for g in GMMA.values() if g.intrinsic}}
-"""Every wgmma name bound here, by name: the fences and the SS ``mma_async`` forms."""
+WGMMA: dict = {**WGMMA_PTX, **{g.intrinsic: g for g in GMMA.values()}}
+"""Every wgmma name bound here, by name: the fences and the SS and RS ``mma_async`` forms."""
 
 WGMMA_HELPERS = ("wgmma_zeros", "wgmma_zeros_u32", "wgmma_fence_operand")
 

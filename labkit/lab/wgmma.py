@@ -26,12 +26,13 @@ from labkit.atoms.gmma_layouts import GMMA_SWIZZLES, gmma_element_bits, gmma_lay
 from labkit.atoms.wgmma_ptx import WARPGROUP
 from labkit.errors import LayoutError
 from labkit.layout import S, ComposedLayout, Swizzle, make_layout, parse_layout, size, tile_to_shape
-from labkit.sim.wgmma import operand_addresses, wgmma_ss
+from labkit.atoms.gmma_fragment import a_registers
+from labkit.sim.wgmma import operand_addresses, wgmma_rs, wgmma_ss
 
 __all__ = ["WARPGROUP", "LAYOUTS", "atom_table", "element_atom", "operand_layout", "descriptor",
            "descriptor_table", "core_matrix_starts", "stage", "twin_matmul", "device_matmul", "wrong_descriptors",
            "wrong_descriptor_table", "c_layout", "owner", "owner_grid", "warp_layout",
-           "warp_layout_matches", "registers_text", "sm90_present", "Event", "Schedule",
+           "warp_layout_matches", "a_layout", "a_owner", "a_warp_layout_matches", "registers_text", "sm90_present", "Event", "Schedule",
            "pipeline_schedule", "ceiling_ratio"]
 
 LAYOUTS = {"INTERLEAVE": ("INTER", 16), "B128": ("SW128", 64)}
@@ -168,13 +169,28 @@ def _operands(A, B, layout):
     return A, B, sw, kk
 
 
-def twin_matmul(A, B, layout: str = "INTERLEAVE", tamper=None) -> np.ndarray:
+def _a_from(a_from):
+    if a_from not in ("smem", "registers"):
+        raise LayoutError(f"a_from must be 'smem' (the SS form) or 'registers' (the RS form); got {a_from!r}")
+    return a_from == "registers"
+
+
+def twin_matmul(A, B, layout: str = "INTERLEAVE", tamper=None, a_from: str = "smem") -> np.ndarray:
     """``D = A @ B.T`` (64 x N, float32) as one warpgroup's ``wgmma`` chain computes it, on the CPU:
     A and B are staged K-major in CuTe's ``layout`` atom (``"INTERLEAVE"``: K = 16, or ``"B128"``:
     K = 64) in a byte array, each k16 step's descriptors are made by ``make_gmma_desc`` and the
     twin :func:`labkit.sim.wgmma.wgmma_ss` reads the operands through them alone. ``tamper``
-    (a dict of descriptor fields, in 16-byte units like CuTe's) overrides fields of both
-    descriptors, so a wrong LBO or SBO reads the wrong bytes."""
+    (a dict of descriptor fields, in 16-byte units like CuTe's) overrides fields of the
+    descriptors, so a wrong LBO or SBO reads the wrong bytes. ``a_from="registers"`` is the RS
+    form: each k16 slice of A goes into the warpgroup's registers by CuTe's ``ALayout_64x16``
+    and :func:`labkit.sim.wgmma.wgmma_rs` reads only B through a descriptor.
+
+    >>> rng = np.random.default_rng(0)
+    >>> A, B = rng.integers(-3, 4, (64, 64)), rng.integers(-3, 4, (32, 64))
+    >>> bool((twin_matmul(A, B, "B128", a_from="registers") == twin_matmul(A, B, "B128")).all())
+    True
+    """
+    rs = _a_from(a_from)
     A, B, sw, kk = _operands(A, B, layout)
     n = B.shape[0]
     smem = np.zeros(2048 * 8 + 1024 * 64, np.uint8)
@@ -189,18 +205,22 @@ def twin_matmul(A, B, layout: str = "INTERLEAVE", tamper=None) -> np.ndarray:
         if tamper:
             da = GmmaDescriptor(**{**da.__dict__, **tamper})
             db = GmmaDescriptor(**{**db.__dict__, **tamper})
-        d = wgmma_ss(smem, da.encode(), db.encode(), n=n, d=d)
+        if rs:
+            d = wgmma_rs(a_registers(A[:, 16 * s:16 * s + 16]), smem, db.encode(), n=n, d=d)
+        else:
+            d = wgmma_ss(smem, da.encode(), db.encode(), n=n, d=d)
     return d
 
 
-def device_matmul(A, B, layout: str = "INTERLEAVE") -> np.ndarray:
+def device_matmul(A, B, layout: str = "INTERLEAVE", a_from: str = "smem") -> np.ndarray:
     """:func:`twin_matmul` on the GPU: one warpgroup's ``wgmma.mma_async`` (f32 accumulators, A
-    and B K-major in ``layout``) through :mod:`labkit.cuda.kernels.wgmma_probe`, which refuses
-    anything but an sm_90 GPU."""
+    and B K-major in ``layout``, or A in registers with ``a_from="registers"``) through
+    :mod:`labkit.cuda.kernels.wgmma_probe`, which refuses anything but an sm_90 GPU."""
     from labkit.cuda.kernels import wgmma_probe
 
+    form = "rs" if _a_from(a_from) else "ss"
     A, B, sw, _ = _operands(A, B, layout)
-    entry = f"wgmma_m64n{B.shape[0]}k16_f32f16f16_ss"
+    entry = f"wgmma_m64n{B.shape[0]}k16_f32f16f16_{form}"
     return np.asarray(wgmma_probe.wgmma_matmul(A, B, entry, a_swizzle=sw, b_swizzle=sw), np.float32)
 
 
@@ -330,6 +350,46 @@ def warp_layout_matches(n: int = 16) -> bool:
         for lane in range(32):
             for v in range(n // 2):
                 if int(mine(lane, v)) != int(c16(lane, v % 4)) + 128 * (v // 4):
+                    return False
+    return True
+
+
+def a_layout():
+    """CuTe's ``ALayout_64x16`` of the RS entries (A in registers, the registry's text, parsed):
+    ``(thread, value) -> m + 64 k`` over the 64 x 16 A of one k16 step."""
+    return parse_layout(GMMA_BY_ATOM["SM90_64x64x16_F32F16F16_RS"].layout_A)
+
+
+def a_owner(m: int, k: int) -> tuple[int, int, int]:
+    """``(thread, register, half)`` of the warpgroup holding A(m, k) in the RS form: register
+    ``i`` of the four holds values ``2i`` (half 0, the low 16 bits) and ``2i + 1`` (half 1).
+
+    >>> a_owner(25, 10)          # warp 1, lane 4 * 1 + 1 = 5; row 9 of the warp and k >= 8: a3
+    (37, 3, 0)
+    """
+    if not (0 <= m < 64 and 0 <= k < 16):
+        raise LayoutError(f"(m, k)=({m}, {k}) is outside the 64 x 16 A of one k16 step")
+    L = a_layout()
+    for t in range(WARPGROUP):
+        for v in range(8):
+            if int(L(t, v)) == m + 64 * k:
+                return t, v // 2, v % 2
+    raise LayoutError(f"no thread holds A({m}, {k})")            # unreachable: the layout covers A
+
+
+def a_warp_layout_matches() -> bool:
+    """Warp ``w``'s share of the RS form's A is ``mma.sync``'s m16n8k16 A layout
+    (``SM80_16x8x16_F32F16F16F32_TN``) on rows ``16w .. 16w + 15``: the same registers, the same
+    halves, the same elements of its 16 rows."""
+    from labkit.atoms.mma_atoms import mma_atom
+
+    a16 = mma_atom("SM80_16x8x16_F32F16F16F32_TN").layout_A          # (lane, v) -> m + 16 k
+    L = a_layout()
+    for warp in range(4):
+        for lane in range(32):
+            for v in range(8):
+                i = int(a16(lane, v))
+                if int(L(32 * warp + lane, v)) != (16 * warp + i % 16) + 64 * (i // 16):
                     return False
     return True
 

@@ -1,4 +1,5 @@
-"""A numpy model of ``wgmma.mma_async`` with A and B in shared memory (the SS form), M = 64, K = 16.
+"""A numpy model of ``wgmma.mma_async``, M = 64, K = 16: A and B in shared memory (the SS form)
+or A in registers and B in shared memory (the RS form).
 
 The operands are read the way the PTX ISA's "Shared Memory Matrix Layout" describes, from the
 descriptors alone (``labkit.atoms.gmma_desc``): an operand is made of *core matrices* of 8 rows
@@ -18,6 +19,12 @@ permutes the address bits: bits [4, 4+B) are XORed with bits [7, 7+B) (B = 0, 1,
 wrong LBO, SBO or swizzle mode reads the wrong bytes, as the hardware would. ``base_offset``
 other than 0 is not modelled (refused). ``D = A · Bᵀ + D`` (B is held N x K), shape (64, N).
 
+In the RS form each of the 128 threads holds four 32-bit registers of A, two 16-bit elements
+each (the lower-indexed value in the low half); which element of the 64 x 16 A value ``v`` of
+thread ``t`` is comes from the RS entry's TV layout, CuTe's ``GMMA::ALayout_64x16``:
+``labkit.atoms.gmma_fragment.a_registers`` packs A by it, :func:`wgmma_rs` reads it back by it,
+so a wrong layout there gives the hardware a differently placed A than the twin.
+
 >>> import numpy as np
 >>> from labkit.atoms.gmma_desc import GmmaDescriptor
 >>> smem = np.zeros(4096, np.uint8)
@@ -35,8 +42,9 @@ import numpy as np
 from ..errors import LayoutError
 from ..layout import Swizzle
 from ..atoms.gmma_desc import LayoutType, decode
+from ..atoms.gmma_fragment import a_from_registers
 
-__all__ = ["wgmma_ss", "wgmma_ss_steps", "operand_addresses"]
+__all__ = ["wgmma_ss", "wgmma_ss_steps", "wgmma_rs", "wgmma_rs_steps", "operand_addresses"]
 
 _W = {LayoutType.INTERLEAVE: 1, LayoutType.B32: 2, LayoutType.B64: 4, LayoutType.B128: 8}
 _B = {LayoutType.INTERLEAVE: 0, LayoutType.B32: 1, LayoutType.B64: 2, LayoutType.B128: 3}
@@ -90,27 +98,75 @@ def _read(smem, addr, element):
     return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
 
 
-def wgmma_ss(smem, desc_a: int, desc_b: int, n: int, element: str = "f16", accum: str = "f32",
-             d=None, a_major: str = "K", b_major: str = "K") -> np.ndarray:
-    """``D = A · Bᵀ + D`` for ``wgmma.mma_async.sync.aligned.m64n{n}k16.{accum}.{element}`` with
-    A (64 x 16) and B (n x 16) read from ``smem`` (a uint8 array) through their descriptors;
-    ``a_major``/``b_major`` are the instruction's transpose choices (K or MN). Returns (64, n).
-    """
-    if not isinstance(smem, np.ndarray) or smem.dtype != np.uint8 or smem.ndim != 1:
-        raise LayoutError("smem must be a one-dimensional numpy uint8 array")
+def _check_types(n, element, accum):
     if element not in _ELEMENTS:
         raise LayoutError(f"element must be 'f16' or 'bf16', got {element!r}")
     if accum not in ("f32", "f16") or (element == "bf16" and accum != "f32"):
         raise LayoutError(f"accum={accum!r}: f16 inputs accumulate in f32 or f16, bf16 in f32")
     if isinstance(n, bool) or not isinstance(n, int) or not (8 <= n <= 256 and n % 8 == 0):
         raise LayoutError(f"n={n!r} must be a multiple of 8 from 8 to 256")
-    a = _read(smem, operand_addresses(desc_a, 64, a_major), element)
-    b = _read(smem, operand_addresses(desc_b, n, b_major), element)
+
+
+def _check_smem(smem):
+    if not isinstance(smem, np.ndarray) or smem.dtype != np.uint8 or smem.ndim != 1:
+        raise LayoutError("smem must be a one-dimensional numpy uint8 array")
+
+
+def _accumulate(a, b, n, accum, d):
     out = np.float32 if accum == "f32" else np.float16
     c = np.zeros((64, n)) if d is None else np.asarray(d, dtype=np.float64)
     if c.shape != (64, n):
         raise LayoutError(f"d must have shape (64, {n}), got {c.shape}")
     return (c + a @ b.T).astype(out)
+
+
+def wgmma_rs(a, smem, desc_b: int, n: int, element: str = "f16", accum: str = "f32", d=None,
+             b_major: str = "K") -> np.ndarray:
+    """``D = A · Bᵀ + D`` for the RS ``wgmma.mma_async.sync.aligned.m64n{n}k16.{accum}.{element}``:
+    A from the warpgroup's registers ``a`` (``(128, 4)`` uint32, ``gmma_fragment.a_registers``), B (n x 16)
+    from ``smem`` through ``desc_b``, ``b_major`` its transpose choice. Returns (64, n).
+
+    >>> import numpy as np
+    >>> from labkit.atoms.gmma_desc import GmmaDescriptor
+    >>> from labkit.atoms.gmma_fragment import a_registers
+    >>> smem = np.zeros(256, np.uint8)
+    >>> smem.view(np.float16)[:] = 1                       # B: 8 x 16 ones
+    >>> db = GmmaDescriptor(leading_byte_offset=8, stride_byte_offset=16).encode()
+    >>> wgmma_rs(a_registers(np.full((64, 16), 2.0)), smem, db, n=8)[63, 7]
+    np.float32(32.0)
+    """
+    _check_smem(smem)
+    _check_types(n, element, accum)
+    A = a_from_registers(a, element)
+    b = _read(smem, operand_addresses(desc_b, n, b_major), element)
+    return _accumulate(A, b, n, accum, d)
+
+
+def wgmma_rs_steps(smem, steps, n: int, element: str = "f16", accum: str = "f32",
+                   b_major: str = "K") -> np.ndarray:
+    """A chain of RS ``wgmma`` steps: ``steps`` holds ``(a, desc_b)`` per step (``a`` the
+    ``(128, 4)`` registers of that step's A); the first step has scale-d 0, each later one adds
+    to D, rounded to the accumulator type after every step. Returns (64, n)."""
+    steps = list(steps)
+    if not steps or any(len(step) != 2 for step in steps):
+        raise LayoutError("steps must hold one (a, desc_b) pair per step, at least one")
+    d = None
+    for a, db in steps:
+        d = wgmma_rs(a, smem, int(db), n, element, accum, d=d, b_major=b_major)
+    return d
+
+
+def wgmma_ss(smem, desc_a: int, desc_b: int, n: int, element: str = "f16", accum: str = "f32",
+             d=None, a_major: str = "K", b_major: str = "K") -> np.ndarray:
+    """``D = A · Bᵀ + D`` for ``wgmma.mma_async.sync.aligned.m64n{n}k16.{accum}.{element}`` with
+    A (64 x 16) and B (n x 16) read from ``smem`` (a uint8 array) through their descriptors;
+    ``a_major``/``b_major`` are the instruction's transpose choices (K or MN). Returns (64, n).
+    """
+    _check_smem(smem)
+    _check_types(n, element, accum)
+    a = _read(smem, operand_addresses(desc_a, 64, a_major), element)
+    b = _read(smem, operand_addresses(desc_b, n, b_major), element)
+    return _accumulate(a, b, n, accum, d)
 
 
 def wgmma_ss_steps(smem, descs, n: int, element: str = "f16", accum: str = "f32", a_major: str = "K",
