@@ -46,8 +46,8 @@ def test_verify_passes_on_the_cuda_simulator(cpu_run):
     checks = len(verify.LDMATRIX_ATOMS) + len(verify.STMATRIX_ATOMS) + len(verify.MMA_ATOMS) + 1
     assert checks == 22 and out.count("| PASS ") == checks and "FAIL" not in out
     # wgmma is sm_90a only: the simulator has none, so its checks are skipped with the reason
-    wgmma = len(verify_wgmma.CASES) + len(verify_wgmma.MISENCODED)
-    assert wgmma == 98
+    wgmma = len(verify_wgmma.CASES) + len(verify_wgmma.MISENCODED) + len(verify_wgmma.BASE_OFFSET)
+    assert wgmma == 104
     skipped = [line for line in out.splitlines() if line.startswith("skipped")]
     assert skipped == [f"skipped on this device: {wgmma} wgmma checks (sm_90a only: the CUDA simulator has no wgmma)"]
     assert "| wgmma" not in out and f"{checks} checks" in out
@@ -56,7 +56,7 @@ def test_verify_passes_on_the_cuda_simulator(cpu_run):
 @pytest.mark.slow
 def test_verify_only_wgmma_on_the_simulator_is_skipped_not_failed():
     done = _cli("--n", "2", "--only", "wgmma", simulated=True)
-    assert "skipped on this device: 98 wgmma checks (sm_90a only: the CUDA simulator has no wgmma)" in done.stdout
+    assert "skipped on this device: 104 wgmma checks (sm_90a only: the CUDA simulator has no wgmma)" in done.stdout
     assert "FAIL" not in done.stdout and "NOTHING CHECKED" in done.stdout
 
 
@@ -146,6 +146,37 @@ def test_a_misencoded_descriptor_is_predicted_and_a_device_ignoring_it_fails(mis
     assert verify.check_misencoded(mis, np.random.default_rng(2), _twin_device).ok
     r = verify.check_misencoded(mis, np.random.default_rng(2), _right_device)
     assert [name for name, ok, _ in r.items if not ok] == ["D device == twin (the garbage predicted)"]
+
+
+def _base_offset_blind_device(fn, plan, image, descs, a_regs):
+    """A device that ignores A's base offset."""
+    return _twin_device(fn, plan, image, verify_wgmma.with_base_offset(descs, 0), a_regs)
+
+
+@pytest.mark.parametrize("case", verify_wgmma.BASE_OFFSET, ids=lambda c: verify_wgmma.base_offset_name(c))
+def test_the_base_offset_check_passes_on_the_twin_and_fails_on_a_device_ignoring_it(case):
+    r = verify.check_base_offset(case, np.random.default_rng(3), _twin_device)
+    assert r.ok, r.items
+    r = verify.check_base_offset(case, np.random.default_rng(3), _base_offset_blind_device)
+    assert [name for name, ok, _ in r.items if not ok] == ["D device == twin (all four)"]
+
+
+def test_the_base_offset_rule_against_the_ptx_isa_and_cute():
+    # PTX ISA, matrix descriptor: "base offset = (start address >> 0x7) & 0x7" for a start off the
+    # pattern's boundary; with base offset 0 the read is CuTe's Sw<3,4,3> on the absolute address
+    from labkit.atoms.gmma_desc import LayoutType
+    from labkit.layout import Swizzle
+    from labkit.sim.wgmma import swizzled
+
+    a = np.arange(0, 1 << 14, 2)
+    assert np.array_equal(swizzled(a, LayoutType.B128), [Swizzle(3, 4, 3)(int(x)) for x in a])
+    assert np.array_equal(swizzled(a, LayoutType.B32), [Swizzle(1, 4, 3)(int(x)) for x in a])
+    start = 16384 + 5 * 128
+    off = np.arange(0, 8192, 2)
+    # a tile whose pattern restarts at ``start`` reads right with base offset (start >> 7) & 7
+    assert np.array_equal(swizzled(start + off, LayoutType.B128, (start >> 7) & 7),
+                          start + np.array([Swizzle(3, 4, 3)(int(x)) for x in off]))
+    assert np.array_equal(swizzled(off, LayoutType.INTERLEAVE, 5), off)
 
 
 def test_mis_encode_changes_only_the_named_field():

@@ -93,6 +93,24 @@ def test_a_owner_is_the_ptx_fragment_and_each_warp_holds_mma_sync_a():
         wgmma.twin_matmul(np.zeros((64, 16)), np.zeros((8, 16)), a_from="regs")
 
 
+@pytest.mark.parametrize("start", [16384, 17024, 16384 + 1024 + 256])
+def test_base_offset_reads_follow_cutes_swizzle_and_the_isas_base_offset(start):
+    # CuTe's Sw<3,4,3> on the absolute address puts chunk 0 of row r in chunk ((start >> 7) + r) % 8;
+    # restarted at the start, in chunk r; the PTX ISA's base offset (start >> 7) & 7 reads chunk r
+    phase = (start >> 7) & 7
+    lines = wgmma.base_offset_reads(start).splitlines()
+    assert lines[0].endswith(f"(start >> 7) % 8 = {phase}")
+    for r, line in enumerate(lines[2:]):
+        assert [int(x) for x in line.split()] == [r, (phase + r) % 8, r, (phase + r) % 8, r]
+    wrong = {line.split(":")[0]: int(line.split(": ")[1].split()[0]) for line in
+             wgmma.base_offset_wrong(start).splitlines()[1:]}
+    assert wrong.pop("A on the absolute address, base offset 0") == 0
+    assert wrong.pop(f"A restarted at the start, base offset {phase}") == 0
+    assert all(v > 3000 for v in wrong.values()) and len(wrong) == (0 if phase == 0 else 2)
+    with pytest.raises(LayoutError, match="multiple of 128"):
+        wgmma.base_offset_reads(17000)
+
+
 def test_twin_refuses_bad_shapes_and_layouts():
     with pytest.raises(LayoutError, match="64 x 16"):
         wgmma.twin_matmul(np.zeros((64, 32)), np.zeros((8, 32)), "INTERLEAVE")

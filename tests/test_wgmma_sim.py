@@ -92,3 +92,34 @@ def test_wgmma_ss_bad_arguments(kwargs, match):
         wgmma_ss(smem, GmmaDescriptor(leading_byte_offset=8, stride_byte_offset=16).encode(),
                  GmmaDescriptor(start_address=128, leading_byte_offset=8,
                                 stride_byte_offset=16).encode(), **args)
+
+
+# --- the base offset, against what an H200 read ---------------------------------------------------
+
+def test_the_twin_predicts_every_base_offset_read_recorded_on_an_h200():
+    # benchmarks/wgmma_base_offset.py on an H200: a K-major SW128 A at six start addresses, laid
+    # out on the absolute address or restarted at the start, read with each base offset 0..7; the
+    # recorded SHA-256 of each D is the hardware's, the right-element counts too
+    import hashlib
+    import json
+    import runpy
+    from pathlib import Path
+
+    from labkit.cuda.kernels import wgmma_probe as wp
+    from labkit.sim.wgmma import wgmma_ss_steps
+
+    repo = Path(__file__).resolve().parents[1]
+    run = json.loads((repo / "benchmarks" / "results" / "wgmma_base_offset_h200_2026-12-02.json").read_text())
+    script = runpy.run_path(str(repo / "benchmarks" / "wgmma_base_offset.py"), run_name="recorded")
+    recorded = {(r["layout"], r["start"], r["base_offset"]): r for r in run["measured"]}
+    assert len(recorded) == 96
+    # the hardware: right exactly for CuTe's absolute layout with base offset 0, and for the
+    # restarted one with (start >> 7) & 7, the PTX ISA's base offset
+    for (layout, start, b), r in recorded.items():
+        want = b == (0 if layout == "absolute" else (start >> 7) & 7)
+        assert (r["right"] == 4096) == want, (layout, start, b, r["right"])
+    plan = wp.make_plan(script["ENTRY"], "K", "SW128", "K", "SW128")
+    for layout, start, b, img, descs in script["launches"](plan, wp.to_bits16):
+        D = wgmma_ss_steps(img, descs, 64, "f16", "f32", "K", "K")
+        got = hashlib.sha256(np.ascontiguousarray(D, np.float32).tobytes()).hexdigest()
+        assert got == recorded[layout, start, b]["d_sha256"], (layout, start, b)

@@ -79,7 +79,7 @@ from labkit.sim import SharedMemory, from_bits, mma_spec, pack_fragment, stmatri
 # main() first decides between the GPU and the CUDA simulator, which numba reads once, at import.
 
 __all__ = ["main", "MMA_ATOMS", "LDMATRIX_ATOMS", "STMATRIX_ATOMS", "WGMMA_ATOMS", "ldmatrix_prediction",
-           "stmatrix_prediction", "mma_prediction", "check_wgmma", "check_misencoded"]
+           "stmatrix_prediction", "mma_prediction", "check_wgmma", "check_misencoded", "check_base_offset"]
 
 MMA_ATOMS = tuple(atom for ins in MMA.values() for atom in ins.atoms)
 """The MMA atoms checked: every CuTe atom of the instruction registry."""
@@ -327,6 +327,11 @@ def check_misencoded(case, rng, run_device):
     return verify_wgmma.check_misencoded(case, rng, run_device, Result)
 
 
+def check_base_offset(case, rng, run_device):
+    """One base-offset case of :data:`labkit.cli.verify_wgmma.BASE_OFFSET`."""
+    return verify_wgmma.check_base_offset(case, rng, run_device, Result)
+
+
 def check_cta(rng, run_device, k_blocks):
     from labkit.cuda.kernels import trace_kernels as kt
 
@@ -468,6 +473,8 @@ def main(argv=None) -> int:
               GMMA_BY_ATOM[c[0]].min_sm, GMMA_BY_ATOM[c[0]].arch) for c in verify_wgmma.CASES]
     jobs += [(verify_wgmma.misencoded_name(c), lambda c=c: check_misencoded(c, rng, run_device),
               GMMA_BY_ATOM[c[0]].min_sm, GMMA_BY_ATOM[c[0]].arch) for c in verify_wgmma.MISENCODED]
+    jobs += [(verify_wgmma.base_offset_name(c), lambda c=c: check_base_offset(c, rng, run_device),
+              GMMA_BY_ATOM[c[0]].min_sm, GMMA_BY_ATOM[c[0]].arch) for c in verify_wgmma.BASE_OFFSET]
     if mode == "cudasim" and not os.environ.get("LABKIT_SIMULATED_SM"):
         # the simulator models any SM: let it be the newest one a check needs, so every check runs
         # (every check but the arch-specific ones, which the simulator cannot run)

@@ -16,13 +16,18 @@ A registers:
 - random inputs of the element type: device and twin each within a floating-point bound of the
   float64 product (how often their bits agree is reported, not required);
 - a deliberately mis-encoded descriptor (SBO halved, or the wrong swizzle mode): the device reads
-  the wrong bytes, the twin predicts its D element for element, and D is not ``A @ B.T``.
+  the wrong bytes, the twin predicts its D element for element, and D is not ``A @ B.T``;
+- the base offset (:data:`BASE_OFFSET`): a swizzled A placed at a start address that is not on
+  the pattern's 1024-byte boundary, once with CuTe's swizzle of the absolute address and once
+  with the pattern restarted at the start, each read with base offset 0 and with
+  ``(start >> 7) % 8``: the device's D equals the twin's in all four, and it is ``A @ B.T``
+  exactly for the absolute layout with 0 and the restarted one with ``(start >> 7) % 8``.
 
 wgmma is sm_90a only: on any other GPU, and under the CUDA simulator (which has no wgmma), the
 checks are skipped with that reason.
 
->>> len(CASES), len(MISENCODED)
-(95, 3)
+>>> len(CASES), len(MISENCODED), len(BASE_OFFSET)
+(95, 3, 6)
 >>> CASES[0], CASES[50]
 (('SM90_64x8x16_F32F16F16_SS', 'K', 'INTER', 'K', 'INTER'), ('SM90_64x8x16_F32F16F16_RS', 'K', 'REG', 'K', 'INTER'))
 """
@@ -39,8 +44,8 @@ from labkit.atoms.gmma_layouts import GMMA_SWIZZLES
 from labkit.atoms.gmma_smem import fits
 from labkit.sim.wgmma import wgmma_rs_steps, wgmma_ss_steps
 
-__all__ = ["CASES", "MISENCODED", "case_name", "misencoded_name", "check_wgmma", "check_misencoded",
-           "inputs", "mis_encode"]
+__all__ = ["CASES", "MISENCODED", "BASE_OFFSET", "case_name", "misencoded_name", "base_offset_name",
+           "check_wgmma", "check_misencoded", "check_base_offset", "inputs", "mis_encode", "offset_image"]
 
 VERIFY_N = (8, 64, 128, 256)
 """The N of the f32.f16.f16 cases run in every major and swizzle mode."""
@@ -84,6 +89,12 @@ MISENCODED = (
 """Cases whose descriptor is deliberately wrong: (case..., operand, what is wrong)."""
 
 
+BASE_OFFSET = tuple(("SM90_64x64x16_F32F16F16_SS", major, sw, "K", "SW128", 16384 + 5 * 128)
+                    for major in ("K", "MN") for sw in ("SW32", "SW64", "SW128"))
+"""Base-offset cases: (case..., A's start byte in the image): 5 rows of 128 bytes past a 1024-byte
+boundary, so ``(start >> 7) % 8`` is 5 (1 modulo the 64-byte pattern's 4 rows, 1 modulo 2)."""
+
+
 def case_name(case) -> str:
     atom, am, asw, bm, bsw = case
     a = "registers" if asw == "REG" else f"{am}-{asw}"
@@ -92,6 +103,45 @@ def case_name(case) -> str:
 
 def misencoded_name(case) -> str:
     return f"wgmma {case[0]} mis-encoded {case[5]} desc: {case[6]}"
+
+
+def base_offset_name(case) -> str:
+    return f"wgmma {case[0]} base offset: A {case[1]}-{case[2]} at byte {case[5]}"
+
+
+def offset_image(plan, a_bits, b_bits, start: int, restarted: bool):
+    """The probe's image with B where the plan puts it and A (``64 x K`` 16-bit codes) at byte
+    ``start`` instead: swizzled on the absolute address (CuTe's ``Sw<B,4,3>`` pointer), or with
+    the swizzle pattern restarted at ``start`` (``restarted``). Also A's descriptors moved to
+    ``start`` with base offset 0 (``(steps, 2)`` uint64, B's unchanged)."""
+    from labkit.sim.wgmma import operand_addresses
+
+    from labkit.cuda.kernels.wgmma_probe import SMEM_BYTES
+
+    img = np.zeros(SMEM_BYTES, np.uint8)
+    plan.b.store(img, b_bits)
+    descs = np.array(plan.descs, np.uint64, copy=True)
+    major = plan.a.major
+    for s in range(plan.steps):
+        d = decode(int(plan.descs[s, 0]))
+        if d.start_address_bytes != 0 and s == 0:
+            raise ValueError("the plan's A must start at image byte 0")
+        moved = dataclasses.replace(d, start_address=d.start_address + start // 16)
+        addr = operand_addresses(GmmaDescriptor.encode(d), 64, major) + start if restarted else \
+            operand_addresses(GmmaDescriptor.encode(moved), 64, major)
+        bits = np.asarray(a_bits)[:, 16 * s:16 * s + 16]
+        img[addr] = (bits & 0xFF).astype(np.uint8)
+        img[addr + 1] = (bits >> 8).astype(np.uint8)
+        descs[s, 0] = GmmaDescriptor.encode(moved)
+    return img, descs
+
+
+def with_base_offset(descs, base_offset: int) -> np.ndarray:
+    """``descs`` with A's base offset set to ``base_offset``."""
+    out = np.array(descs, np.uint64, copy=True)
+    for s in range(out.shape[0]):
+        out[s, 0] = GmmaDescriptor.encode(dataclasses.replace(decode(int(out[s, 0])), base_offset=base_offset))
+    return out
 
 
 def mis_encode(descs, operand: str, what: str) -> np.ndarray:
@@ -209,4 +259,34 @@ def check_misencoded(mis, rng, run_device, result_cls, sets: int = 2):
     res.add("D device == twin (the garbage predicted)", differ == 0, f"{differ} of {total} elements differ")
     res.add("D twin != A @ B.T (the encoding matters)", wrong > 0, f"{wrong} of {total} elements wrong")
     res.add("(info) predicted wrong elements", True, f"{total - differ}/{total} predicted; {wrong} wrong")
+    return res
+
+
+def check_base_offset(case, rng, run_device, result_cls):
+    """A base-offset case: A at a start off the 1024-byte boundary, laid out on the absolute
+    address and restarted at the start, each read with base offset 0 and ``(start >> 7) % 8``;
+    small-integer inputs."""
+    from labkit.cuda.kernels import wgmma_probe as wp
+
+    atom, am, asw, bm, bsw, start = case
+    plan = wp.make_plan(GMMA_BY_ATOM[atom], am, asw, bm, bsw)
+    g = plan.entry
+    phase = (start >> 7) % 8
+    res = result_cls(base_offset_name(case), g.ptx, 4)
+    A, B = inputs(g, rng, True)
+    differ, total = 0, 0
+    for restarted in (False, True):
+        img, descs = offset_image(plan, wp.to_bits16(A, g.ab_type), wp.to_bits16(B, g.ab_type), start, restarted)
+        for b in (0, phase):
+            d = with_base_offset(descs, b)
+            dev = run_device(wp.wgmma_run, plan, img, d, None)
+            twin = _twin(plan, img, d, None)
+            total += dev.size
+            differ += int(np.count_nonzero(~(dev == twin)))
+            right = bool(np.array_equal(twin, A @ B.T))
+            want = (b == 0) != restarted
+            layout = "restarted at the start" if restarted else "on the absolute address"
+            res.add(f"twin: A {layout}, base offset {b}: D {'==' if want else '!='} A @ B.T", right == want,
+                    f"{int(np.count_nonzero(twin != A @ B.T))} of {twin.size} elements wrong")
+    res.add("D device == twin (all four)", differ == 0, f"{differ} of {total} elements differ")
     return res

@@ -27,12 +27,13 @@ from labkit.atoms.wgmma_ptx import WARPGROUP
 from labkit.errors import LayoutError
 from labkit.layout import S, ComposedLayout, Swizzle, make_layout, parse_layout, size, tile_to_shape
 from labkit.atoms.gmma_fragment import a_registers
-from labkit.sim.wgmma import operand_addresses, wgmma_rs, wgmma_ss
+from labkit.sim.wgmma import operand_addresses, swizzled, wgmma_rs, wgmma_ss
 
 __all__ = ["WARPGROUP", "LAYOUTS", "atom_table", "element_atom", "operand_layout", "descriptor",
            "descriptor_table", "core_matrix_starts", "stage", "twin_matmul", "device_matmul", "wrong_descriptors",
            "wrong_descriptor_table", "c_layout", "owner", "owner_grid", "warp_layout",
-           "warp_layout_matches", "a_layout", "a_owner", "a_warp_layout_matches", "registers_text", "sm90_present", "Event", "Schedule",
+           "warp_layout_matches", "a_layout", "a_owner", "a_warp_layout_matches", "base_offset_reads",
+           "base_offset_wrong", "registers_text", "sm90_present", "Event", "Schedule",
            "pipeline_schedule", "ceiling_ratio"]
 
 LAYOUTS = {"INTERLEAVE": ("INTER", 16), "B128": ("SW128", 64)}
@@ -222,6 +223,69 @@ def device_matmul(A, B, layout: str = "INTERLEAVE", a_from: str = "smem") -> np.
     A, B, sw, _ = _operands(A, B, layout)
     entry = f"wgmma_m64n{B.shape[0]}k16_f32f16f16_{form}"
     return np.asarray(wgmma_probe.wgmma_matmul(A, B, entry, a_swizzle=sw, b_swizzle=sw), np.float32)
+
+
+def base_offset_reads(start: int = 17024, rows: int = 8) -> str:
+    """Chunk 0 of the first ``rows`` rows of a K-major 128-byte-swizzled tile at byte ``start``:
+    in which 16-byte chunk of its row CuTe's swizzle of the absolute address stores it, in which a
+    pattern restarted at ``start`` stores it, and which chunk the tensor core reads with base
+    offset 0 and with ``(start >> 7) % 8``.
+
+    >>> print(base_offset_reads(17024, rows=2))
+    tile at byte 17024 = 16 x 1024 + 5 x 128: (start >> 7) % 8 = 5
+    row  stored: absolute  stored: restarted  read, base 0  read, base 5
+    0                   5                  0             5             0
+    1                   6                  1             6             1
+    """
+    if start < 0 or start % 128:
+        raise LayoutError(f"start={start!r} must be a non-negative multiple of 128 (a row of the 128-byte swizzle)")
+    b = (start >> 7) % 8
+    lines = [f"tile at byte {start} = {start // 1024} x 1024 + {(start % 1024) // 128} x 128: (start >> 7) % 8 = {b}",
+             f"row  stored: absolute  stored: restarted  read, base 0  read, base {b}"]
+    for r in range(rows):
+        row = start + 128 * r
+        absolute = (Swizzle(3, 4, 3)(row) - row) // 16
+        restarted = (Swizzle(3, 4, 3)(128 * r) - 128 * r) // 16
+        read0 = (swizzled(row, LayoutType.B128, 0) - row) // 16
+        read_b = (swizzled(row, LayoutType.B128, b) - row) // 16
+        lines.append(f"{r:<3}{absolute:>18}{restarted:>19}{read0:>14}{read_b:>14}")
+    return "\n".join(lines)
+
+
+def base_offset_wrong(start: int = 17024, seed: int = 0) -> str:
+    """Wrong elements of D (64 x 64, K = 64) through the twin when A (K-major, 128-byte swizzle)
+    starts at byte ``start``: laid out on the absolute address or restarted at ``start``, read
+    with base offset 0 and ``(start >> 7) % 8``.
+
+    >>> print(base_offset_wrong(16384).splitlines()[1])
+    A on the absolute address, base offset 0: 0 of 4096 elements of D wrong
+    """
+    if start < 0 or start % 128:
+        raise LayoutError(f"start={start!r} must be a non-negative multiple of 128 (a row of the 128-byte swizzle)")
+    rng = np.random.default_rng(seed)
+    A, B = rng.integers(-3, 4, (64, 64)).astype(np.float16), rng.integers(-3, 4, (64, 64)).astype(np.float16)
+    b0 = (start + 8192 + 1023) // 1024 * 1024                  # B after A, on a 1024-byte boundary
+    phase = (start >> 7) % 8
+    lines = [f"A at byte {start}, B at byte {b0}: (start >> 7) % 8 = {phase}"]
+    sA, sB = operand_layout("K", "SW128", 64, 64), operand_layout("K", "SW128", 64, 64)
+    for restarted in (False, True):
+        smem = np.zeros(b0 + 8192, np.uint8)
+        if restarted:
+            tmp = np.zeros(8192, np.uint8)
+            stage(tmp, A, sA, 0)
+            smem[start:start + 8192] = tmp
+        else:
+            stage(smem, A, sA, start)
+        stage(smem, B, sB, b0)
+        for base in sorted({0, phase}):
+            d = np.zeros((64, 64), np.float32)
+            for s in range(4):
+                da = GmmaDescriptor(**{**descriptor("K", "SW128", 64, 64, s, start).__dict__, "base_offset": base})
+                d = wgmma_ss(smem, da.encode(), descriptor("K", "SW128", 64, 64, s, b0).encode(), n=64, d=d)
+            wrong = int(np.count_nonzero(d != A.astype(np.float64) @ B.astype(np.float64).T))
+            where = "restarted at the start" if restarted else "on the absolute address"
+            lines.append(f"A {where}, base offset {base}: {wrong} of 4096 elements of D wrong")
+    return "\n".join(lines)
 
 
 TAMPERS = {

@@ -15,9 +15,15 @@ of 16 bytes; T = 16 bytes / element size elements share a row of one. With W = 1
   at ``16 W`` B, ``k // 8`` at SBO.
 
 plus ``(mn or k) % T`` elements inside the chunk. The start address is added and the swizzle then
-permutes the address bits: bits [4, 4+B) are XORed with bits [7, 7+B) (B = 0, 1, 2, 3), so a
-wrong LBO, SBO or swizzle mode reads the wrong bytes, as the hardware would. ``base_offset``
-other than 0 is not modelled (refused). ``D = A · Bᵀ + D`` (B is held N x K), shape (64, N).
+permutes the address bits: bits [4, 4+B) are XORed with the phase ``((address >> 7) - base_offset)
+mod 2^B`` (B = 0, 1, 2, 3), so with base offset 0 (what CuTe writes) bits [4, 4+B) are XORed with
+bits [7, 7+B) of the absolute shared-memory address, the swizzle of CuTe's ``Sw<B,4,3>`` pointer,
+wherever the tile starts; a base offset ``b`` moves the pattern's origin by ``b`` rows of 128 bytes,
+which is what a tile whose pattern restarts at a start address of ``(start >> 7) % 8 = b`` needs.
+(On an H200 this rule predicted the device's D for all 96 combinations of a 128-byte swizzled
+K-major A at six start addresses, laid out both ways, with each base offset 0..7, the 88 wrong
+ones included.) A wrong LBO, SBO, base offset or swizzle mode reads the wrong bytes, as the
+hardware would. ``D = A · Bᵀ + D`` (B is held N x K), shape (64, N).
 
 In the RS form each of the 128 threads holds four 32-bit registers of A, two 16-bit elements
 each (the lower-indexed value in the low half); which element of the 64 x 16 A value ``v`` of
@@ -40,11 +46,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..errors import LayoutError
-from ..layout import Swizzle
 from ..atoms.gmma_desc import LayoutType, decode
 from ..atoms.gmma_fragment import a_from_registers
 
-__all__ = ["wgmma_ss", "wgmma_ss_steps", "wgmma_rs", "wgmma_rs_steps", "operand_addresses"]
+__all__ = ["wgmma_ss", "wgmma_ss_steps", "wgmma_rs", "wgmma_rs_steps", "operand_addresses", "swizzled"]
 
 _W = {LayoutType.INTERLEAVE: 1, LayoutType.B32: 2, LayoutType.B64: 4, LayoutType.B128: 8}
 _B = {LayoutType.INTERLEAVE: 0, LayoutType.B32: 1, LayoutType.B64: 2, LayoutType.B128: 3}
@@ -61,8 +66,6 @@ def operand_addresses(desc: int, rows: int, major: str, element_bytes: int = 2) 
     [144, 128]
     """
     d = decode(desc)
-    if d.base_offset:
-        raise LayoutError(f"desc: base_offset={d.base_offset} is not modelled (0 only)")
     if major not in ("K", "MN"):
         raise LayoutError(f"major must be 'K' or 'MN', got {major!r}")
     if rows <= 0 or rows % 8:
@@ -83,7 +86,23 @@ def operand_addresses(desc: int, rows: int, major: str, element_bytes: int = 2) 
         else:
             off = (within + ((mn // t) % w) * 16 + (mn // (t * w)) * lbo
                    + (k % 8) * 16 * w + (k // 8) * sbo)
-    return Swizzle(_B[d.layout_type], 4, 3)(d.start_address_bytes + off)
+    return swizzled(d.start_address_bytes + off, d.layout_type, d.base_offset)
+
+
+def swizzled(address, layout_type, base_offset: int = 0):
+    """The byte address the tensor core reads for the unswizzled ``address`` (int or array): bits
+    [4, 4+B) XORed with ``((address >> 7) - base_offset) mod 2^B``; with ``base_offset`` 0 it is
+    CuTe's ``Sw<B,4,3>`` of the address.
+
+    >>> from labkit.atoms.gmma_desc import LayoutType
+    >>> swizzled(3 * 128, LayoutType.B128), swizzled(3 * 128, LayoutType.B128, base_offset=3)
+    (432, 384)
+    """
+    bits = _B[LayoutType(layout_type)]
+    a = np.asarray(address, dtype=np.int64)
+    phase = ((a >> 7) - int(base_offset)) & ((1 << bits) - 1)
+    out = a ^ (phase << 4)
+    return int(out) if out.ndim == 0 else out
 
 
 def _read(smem, addr, element):
