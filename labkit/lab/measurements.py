@@ -32,7 +32,7 @@ from pathlib import Path
 from labkit.errors import LabkitError
 
 __all__ = ["RESULTS", "GEMM_RUN", "STEP5_RUN", "EXPERIMENTS_RUN", "PREDICATED_COPY_RUN", "EPILOGUE_RUN",
-           "HOPPER_GEMM_RUN", "WGMMA_PEAK_RUN", "WGMMA_BASE_OFFSET_RUN", "RUNS", "KernelResources",
+           "HOPPER_GEMM_RUN", "WGMMA_PEAK_RUN", "WGMMA_BASE_OFFSET_RUN", "WGMMA_FIXED_COST_RUN", "RUNS", "KernelResources",
            "GemmLadderRun", "gemm_ladder", "gemm_ladder_record", "Figure", "record", "figure", "figures",
            "run_info", "report", "table"]
 
@@ -55,9 +55,12 @@ WGMMA_PEAK_RUN = "wgmma_peak_h200_2026-12-02"
 """Chains of ``wgmma.mma_async`` m64n256k16 from shared memory: the H200's wgmma issue ceiling."""
 WGMMA_BASE_OFFSET_RUN = "wgmma_base_offset_h200_2026-12-02"
 """What ``wgmma`` reads from a swizzled A that starts off the 1024-byte boundary, per base offset."""
+WGMMA_FIXED_COST_RUN = "wgmma_fixed_cost_h200_2026-12-02"
+"""Step 7 and cuBLAS at M = N = 4096 over K: what of their time does not grow with K."""
 RUNS = {"gemm": GEMM_RUN, "gemm-step5": STEP5_RUN, "experiments": EXPERIMENTS_RUN,
         "predicated-copy": PREDICATED_COPY_RUN, "epilogue": EPILOGUE_RUN, "wgmma-peak": WGMMA_PEAK_RUN,
-        "gemm-hopper": HOPPER_GEMM_RUN, "wgmma-base-offset": WGMMA_BASE_OFFSET_RUN}
+        "gemm-hopper": HOPPER_GEMM_RUN, "wgmma-base-offset": WGMMA_BASE_OFFSET_RUN,
+        "wgmma-fixed-cost": WGMMA_FIXED_COST_RUN}
 """Every run a page cites, by the short name pages use: the Measurements page lists each."""
 CUBLAS = "cuBLAS (torch)"
 

@@ -33,7 +33,7 @@ __all__ = ["WARPGROUP", "LAYOUTS", "atom_table", "element_atom", "operand_layout
            "descriptor_table", "core_matrix_starts", "stage", "twin_matmul", "device_matmul", "wrong_descriptors",
            "wrong_descriptor_table", "c_layout", "owner", "owner_grid", "warp_layout",
            "warp_layout_matches", "a_layout", "a_owner", "a_warp_layout_matches", "base_offset_reads",
-           "base_offset_wrong", "registers_text", "sm90_present", "Event", "Schedule",
+           "base_offset_wrong", "fixed_cost_split", "registers_text", "sm90_present", "Event", "Schedule",
            "pipeline_schedule", "ceiling_ratio"]
 
 LAYOUTS = {"INTERLEAVE": ("INTER", 16), "B128": ("SW128", 64)}
@@ -580,6 +580,32 @@ def _plan(stages, ktiles, load, mma, released):
             now[k - 1] = consumer_t + 0.2
             consumer_t += 0.2
     return ev, now
+
+
+def fixed_cost_split(k: int = 4096) -> str:
+    """Step 7's gap to cuBLAS at M = N = 4096 and ``k``, split by the recorded run
+    ``wgmma-fixed-cost`` into the part that does not grow with K (the fits' fixed times) and the
+    part that does (``k / 64`` k-tiles at each fit's time per k-tile).
+
+    >>> print(fixed_cost_split(4096).splitlines()[0])
+    K = 4096, measured: step 7 197.4 us, cuBLAS 183.2 us, gap 14.2 us
+    """
+    from labkit.lab import measurements
+
+    def fig(path):
+        return measurements.figure("wgmma-fixed-cost", path).value
+
+    try:
+        ms = {s: fig(f"runs.{s}, K {k}.ms") * 1e3 for s in ("wgmma", "cuBLAS")}
+    except measurements.MeasurementError:
+        raise LayoutError(f"k={k!r}: the run timed K = 512, 1024, 2048, 4096 and 8192") from None
+    fixed = {s: fig(f"fit.{s}.fixed_us") for s in ("wgmma", "cuBLAS")}
+    per = {s: fig(f"fit.{s}.per_k64_us") * k / 64 for s in ("wgmma", "cuBLAS")}
+    return (f"K = {k}, measured: step 7 {ms['wgmma']:.1f} us, cuBLAS {ms['cuBLAS']:.1f} us, gap "
+            f"{ms['wgmma'] - ms['cuBLAS']:.1f} us\n"
+            f"fits: fixed {fixed['wgmma']:.1f} vs {fixed['cuBLAS']:.1f} us (difference "
+            f"{fixed['wgmma'] - fixed['cuBLAS']:.1f}); {k // 64} k-tiles {per['wgmma']:.1f} vs {per['cuBLAS']:.1f} us "
+            f"(difference {per['wgmma'] - per['cuBLAS']:.1f})")
 
 
 def ceiling_ratio() -> str:
