@@ -22,11 +22,12 @@ the same path. A last check runs the
 sgemm_sm80 CTA (cp.async, Swizzle<3,3,3>, ldmatrix.x4, 128 MMAs per k-block) against
 labkit.sim and ``A @ B.T``.
 
-Hopper's ``wgmma.mma_async`` (the SS entries of the ``GMMA`` table) is checked by
+Hopper's ``wgmma.mma_async`` (every entry of the ``GMMA`` table, SS and RS) is checked by
 :mod:`labkit.cli.verify_wgmma`: one warpgroup on operands in CuTe's GMMA layouts (K- and MN-major,
-every swizzle mode, N 8, 64, 128, 256, plus bf16 and f16-accumulate forms) against the twin
-``labkit.sim.wgmma``, exactly on small integers, and a mis-encoded descriptor whose wrong D the
-twin predicts element for element.
+every swizzle mode, N 8, 64, 128, 256, plus bf16 and f16-accumulate forms; A from registers in
+the RS form) against the twin ``labkit.sim.wgmma``, exactly on small integers, mis-encoded
+descriptors whose wrong D the twin predicts element for element, and the base offset of an
+operand that starts off the swizzle pattern's 1024-byte boundary.
 
 A table ends the report; the exit status is 0 only if every check holds. A check needing a
 newer SM than the device's is skipped (stmatrix needs sm_90); under the CUDA simulator every
