@@ -585,27 +585,34 @@ def _plan(stages, ktiles, load, mma, released):
 def fixed_cost_split(k: int = 4096) -> str:
     """Step 7's gap to cuBLAS at M = N = 4096 and ``k``, split by the recorded run
     ``wgmma-fixed-cost`` into the part that does not grow with K (the fits' fixed times) and the
-    part that does (``k / 64`` k-tiles at each fit's time per k-tile).
+    part that does (``k / 64`` k-tiles at each fit's time per 64 of K), and what writing C in f32
+    rather than f16 cost cuBLAS at the same ``k``.
 
     >>> print(fixed_cost_split(4096).splitlines()[0])
-    K = 4096, measured: step 7 197.4 us, cuBLAS 183.2 us, gap 14.2 us
+    K = 4096, measured: step 7 192.8 us (f32 C); cuBLAS 178.9 us (f16 C), 185.3 us (f32 C)
     """
     from labkit.lab import measurements
 
     def fig(path):
         return measurements.figure("wgmma-fixed-cost", path).value
 
+    names = {"wgmma": "wgmma", "cuBLAS": "cuBLAS", "f32": "cuBLAS f32 out"}
     try:
-        ms = {s: fig(f"runs.{s}, K {k}.ms") * 1e3 for s in ("wgmma", "cuBLAS")}
+        us = {s: fig(f"runs.{v}, K {k}.ms") * 1e3 for s, v in names.items()}
     except measurements.MeasurementError:
         raise LayoutError(f"k={k!r}: the run timed K = 512, 1024, 2048, 4096 and 8192") from None
     fixed = {s: fig(f"fit.{s}.fixed_us") for s in ("wgmma", "cuBLAS")}
     per = {s: fig(f"fit.{s}.per_k64_us") * k / 64 for s in ("wgmma", "cuBLAS")}
-    return (f"K = {k}, measured: step 7 {ms['wgmma']:.1f} us, cuBLAS {ms['cuBLAS']:.1f} us, gap "
-            f"{ms['wgmma'] - ms['cuBLAS']:.1f} us\n"
-            f"fits: fixed {fixed['wgmma']:.1f} vs {fixed['cuBLAS']:.1f} us (difference "
-            f"{fixed['wgmma'] - fixed['cuBLAS']:.1f}); {k // 64} k-tiles {per['wgmma']:.1f} vs {per['cuBLAS']:.1f} us "
-            f"(difference {per['wgmma'] - per['cuBLAS']:.1f})")
+    return "\n".join([
+        f"K = {k}, measured: step 7 {us['wgmma']:.1f} us (f32 C); cuBLAS {us['cuBLAS']:.1f} us (f16 C), "
+        f"{us['f32']:.1f} us (f32 C)",
+        f"gap to cuBLAS (f16 C): {us['wgmma'] - us['cuBLAS']:.1f} us; in the fits:",
+        f"  fixed part: {fixed['wgmma']:.1f} vs {fixed['cuBLAS']:.1f} us, difference "
+        f"{fixed['wgmma'] - fixed['cuBLAS']:.1f}",
+        f"  {k // 64} k-tiles: {per['wgmma']:.1f} vs {per['cuBLAS']:.1f} us, difference "
+        f"{per['wgmma'] - per['cuBLAS']:.1f}",
+        f"f32 C instead of f16 cost cuBLAS {us['f32'] - us['cuBLAS']:.1f} us; step 7 is "
+        f"{us['wgmma'] - us['f32']:.1f} us behind cuBLAS writing f32"])
 
 
 def ceiling_ratio() -> str:
