@@ -232,7 +232,7 @@ def test_lab_calls_the_gpu_through_one_guarded_entry_point():
 
 BOOK_ANSWERS = {"q2": (8, 64, "Sw<3,4,3>"), "q3": (1, 16, "B32"), "q4": (2, 3, 1202), "q5": (1024, 2048),
                 "q6": (37, 6), "q7": (4, 128, 64), "q8": (1056, 16, 1024, "B128"), "q9": (1, 4),
-                "q10": encode(2048 + 32, 16, 512, TYPES["B64"])}
+                "q10": encode(2048 + 32, 16, 512, TYPES["B64"]), "q11": (37, 3, 0), "q12": (0, 5, 0)}
 
 
 def hand(v):
@@ -262,6 +262,11 @@ def hand(v):
     else:
         atom_bytes = 8 * 16 * W[sw]
         out["q10"] = encode(start, atom_bytes if N > 8 * W[sw] else 0, atom_bytes * (N // (8 * W[sw])), lt)
+    out["q11"] = ptx_a_owner(*v.a11)
+    start, row = v.b12
+    # CuTe's Sw<3,4,3> of the absolute address needs base offset 0; a pattern restarted at start
+    # needs the PTX ISA's (start >> 7) & 7; CuTe stores chunk 0 of row r in chunk ((start >> 7) + r) % 8
+    out["q12"] = (0, (start >> 7) & 7, swizzle128(start + 128 * row) // 16 % 8)
     return out
 
 

@@ -29,6 +29,8 @@ BOOK = dict(
     desc8=0x4000004000010042,
     wait9=(5, 1),
     b10=("K", "SW64", 64, 1, 0x800),
+    a11=(25, 10),
+    b12=(17024, 3),
 )
 
 WHERE = dict(
@@ -41,6 +43,8 @@ WHERE = dict(
     desc8="question 8: the descriptor",
     wait9="question 9: (k-tile just committed, N of wait_group)",
     b10="question 10: (major, swizzle, N, k-block, start byte) of B",
+    a11="question 11: (m, k) of A in registers",
+    b12="question 12: (start byte, row) of the 128-byte swizzled tile",
 )
 
 
@@ -120,8 +124,22 @@ def _q10(n):
     return _desc(major, sw, N, k, kblock, start).encode()
 
 
+def _q11(n):
+    from ..lab.wgmma import a_owner
+
+    return a_owner(*n.a11)
+
+
+def _q12(n):
+    from ..lab.wgmma import right_base_offset, stored_chunk
+
+    start, row = n.b12
+    return (right_base_offset(start, restarted=False), right_base_offset(start, restarted=True),
+            stored_chunk(start, row))
+
+
 QUESTIONS = {"q2": _q2, "q3": _q3, "q4": _q4, "q5": _q5, "q6": _q6, "q7": _q7, "q8": _q8,
-             "q9": _q9, "q10": _q10}
+             "q9": _q9, "q10": _q10, "q11": _q11, "q12": _q12}
 
 
 class _N:
@@ -186,8 +204,16 @@ def _draw_q10(rng):
     return dict(b10=(major, sw, N, rng.randrange(kblocks), 1024 * rng.randrange(1, 100)))
 
 
+def _draw_q11(rng):
+    return dict(a11=(rng.randrange(64), rng.randrange(16)))
+
+
+def _draw_q12(rng):
+    return dict(b12=(1024 * rng.randrange(1, 200) + 128 * rng.randrange(1, 8), rng.randrange(8)))
+
+
 _DRAWS = {"q2": _draw_q2, "q3": _draw_q3, "q4": _draw_q4, "q5": _draw_q5, "q6": _draw_q6, "q7": _draw_q7,
-          "q8": _draw_q8, "q9": _draw_q9, "q10": _draw_q10}
+          "q8": _draw_q8, "q9": _draw_q9, "q10": _draw_q10, "q11": _draw_q11, "q12": _draw_q12}
 
 
 def numbers(seed: int) -> tuple[dict, list]:

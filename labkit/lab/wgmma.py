@@ -33,7 +33,7 @@ __all__ = ["WARPGROUP", "LAYOUTS", "atom_table", "element_atom", "operand_layout
            "descriptor_table", "core_matrix_starts", "stage", "twin_matmul", "device_matmul", "wrong_descriptors",
            "wrong_descriptor_table", "c_layout", "owner", "owner_grid", "warp_layout",
            "warp_layout_matches", "a_layout", "a_owner", "a_warp_layout_matches", "base_offset_reads",
-           "base_offset_wrong", "fixed_cost_split", "registers_text", "sm90_present", "Event", "Schedule",
+           "base_offset_wrong", "right_base_offset", "stored_chunk", "fixed_cost_split", "registers_text", "sm90_present", "Event", "Schedule",
            "pipeline_schedule", "ceiling_ratio"]
 
 LAYOUTS = {"INTERLEAVE": ("INTER", 16), "B128": ("SW128", 64)}
@@ -250,6 +250,42 @@ def base_offset_reads(start: int = 17024, rows: int = 8) -> str:
         read_b = (swizzled(row, LayoutType.B128, b) - row) // 16
         lines.append(f"{r:<3}{absolute:>18}{restarted:>19}{read0:>14}{read_b:>14}")
     return "\n".join(lines)
+
+
+def stored_chunk(start: int, row: int = 0) -> int:
+    """The 16-byte chunk of row ``row`` (128 bytes each) of a K-major 128-byte-swizzled tile at
+    byte ``start`` that holds the row's K-chunk 0, as CuTe's swizzle of the absolute address
+    stores it.
+
+    >>> stored_chunk(17024, 3)
+    0
+    """
+    if start < 0 or start % 128 or not 0 <= row < 8:
+        raise LayoutError(f"(start, row)=({start!r}, {row!r}): start a non-negative multiple of 128, row 0..7")
+    address = start + 128 * row
+    return (Swizzle(3, 4, 3)(address) - address) // 16
+
+
+def right_base_offset(start: int, restarted: bool) -> int:
+    """The base offset with which the tensor core reads a K-major 128-byte-swizzled tile at byte
+    ``start`` right: stored by the swizzle of the absolute address (``restarted`` False, CuTe's
+    way) or with the pattern restarted at ``start``. Found by trying 0..7 on the tile's 8 rows of
+    8 chunks through :func:`labkit.sim.wgmma.swizzled`.
+
+    >>> right_base_offset(17024, restarted=False), right_base_offset(17024, restarted=True)
+    (0, 5)
+    """
+    if start < 0 or start % 128:
+        raise LayoutError(f"start={start!r} must be a non-negative multiple of 128 (a row of the 128-byte swizzle)")
+    plain = np.array([start + 128 * r + 16 * c for r in range(8) for c in range(8)])
+    if restarted:
+        stored = start + np.array([Swizzle(3, 4, 3)(int(a - start)) for a in plain])
+    else:
+        stored = np.array([Swizzle(3, 4, 3)(int(a)) for a in plain])
+    for b in range(8):
+        if np.array_equal(swizzled(plain, LayoutType.B128, b), stored):
+            return b
+    raise LayoutError(f"no base offset reads the tile at {start} right")     # unreachable
 
 
 def base_offset_wrong(start: int = 17024, seed: int = 0) -> str:
