@@ -19,7 +19,6 @@ float64 first.
 
 import argparse
 import json
-import subprocess
 import sys
 import time
 from datetime import datetime, timezone
@@ -65,7 +64,7 @@ def main():
 
     from labkit.cuda.kernels import gemm, gemm_wgmma
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from gemm_wgmma_run import median_ms
+    from gemm_wgmma_run import device_info, median_ms
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mn", type=int, default=4096)
@@ -75,10 +74,7 @@ def main():
     args = ap.parse_args()
     import torch
 
-    dev = cuda.get_current_device()
-    name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
-    smi = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.sm,clocks.max.sm",
-                          "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
+    _, name, smi = device_info("driver_version,clocks.sm,clocks.max.sm")
     M = N = args.mn
     ks = [int(k) for k in args.ks.split(",")]
     runs = []

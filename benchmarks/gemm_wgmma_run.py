@@ -40,6 +40,15 @@ def median_ms(launches, warmup, reps):
     return float(np.median(times)), float(min(times))
 
 
+def device_info(query="driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu"):
+    """``(device, name, nvidia-smi's answer to query)`` of the current GPU."""
+    dev = cuda.get_current_device()
+    name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
+    smi = subprocess.run(["nvidia-smi", f"--query-gpu={query}", "--format=csv,noheader"],
+                         capture_output=True, text=True).stdout.strip()
+    return dev, name, smi
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--configs", default=gemm_wgmma.DEFAULT)
@@ -50,10 +59,7 @@ def main():
     ap.add_argument("--json", default="")
     ap.add_argument("--sass", default="")
     args = ap.parse_args()
-    dev = cuda.get_current_device()
-    name = dev.name.decode() if isinstance(dev.name, bytes) else dev.name
-    smi = subprocess.run(["nvidia-smi", "--query-gpu=driver_version,clocks.sm,clocks.max.sm,power.draw,temperature.gpu",
-                          "--format=csv,noheader"], capture_output=True, text=True).stdout.strip()
+    dev, name, smi = device_info()
     print(f"gpu: {name} sm_{dev.compute_capability[0]}{dev.compute_capability[1]}, {dev.MULTIPROCESSOR_COUNT} SMs; "
           f"nvidia-smi: {smi}", flush=True)
     result = dict(gpu=name, nvidia_smi=smi, runs=[], checks=[], reports={})
