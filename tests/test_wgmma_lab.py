@@ -87,6 +87,14 @@ def test_a_owner_is_the_ptx_fragment_and_each_warp_holds_mma_sync_a():
         for k in range(16):
             assert wgmma.a_owner(m, k) == ptx_a_owner(m, k), (m, k)
     assert wgmma.a_warp_layout_matches()
+    for warp in range(4):                               # the warp's share, by the same PTX ISA rule
+        L = wgmma.a_warp_layout(warp)
+        for lane in range(32):
+            for v in range(8):
+                i = int(L(lane, v))
+                assert ptx_a_owner(16 * warp + i % 16, i // 16) == (32 * warp + lane, v // 2, v % 2)
+    with pytest.raises(LayoutError, match="warp must be"):
+        wgmma.a_warp_layout(4)
     with pytest.raises(LayoutError, match="outside the 64 x 16 A"):
         wgmma.a_owner(64, 0)
     with pytest.raises(LayoutError, match="a_from must be 'smem'"):

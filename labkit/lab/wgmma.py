@@ -32,7 +32,7 @@ from labkit.sim.wgmma import operand_addresses, swizzled, wgmma_rs, wgmma_ss
 __all__ = ["WARPGROUP", "LAYOUTS", "atom_table", "element_atom", "operand_layout", "descriptor",
            "descriptor_table", "core_matrix_starts", "stage", "twin_matmul", "device_matmul", "wrong_descriptors",
            "wrong_descriptor_table", "c_layout", "owner", "owner_grid", "warp_layout",
-           "warp_layout_matches", "a_layout", "a_owner", "a_warp_layout_matches", "base_offset_reads",
+           "warp_layout_matches", "a_layout", "a_owner", "a_warp_layout", "a_warp_layout_matches", "base_offset_reads",
            "base_offset_wrong", "right_base_offset", "stored_chunk", "fixed_cost_split", "registers_text", "sm90_present", "Event", "Schedule",
            "pipeline_schedule", "ceiling_ratio"]
 
@@ -477,6 +477,26 @@ def a_owner(m: int, k: int) -> tuple[int, int, int]:
     raise LayoutError(f"no thread holds A({m}, {k})")            # unreachable: the layout covers A
 
 
+def a_warp_layout(warp: int = 0):
+    """Warp ``warp``'s share of the RS form's A as a TV layout of its own 16 x 16: 32 lanes, 8
+    values, ``(lane, value) -> m' + 16 k`` with ``m = 16 warp + m'``. Built from the registry's A
+    layout and checked against it on every (lane, value).
+
+    >>> print(a_warp_layout(1))
+    ((_4,_8),(_2,_2,_2)):((_32,_1),(_16,_8,_128))
+    """
+    if warp not in range(4):
+        raise LayoutError(f"warp must be 0..3 (a warpgroup has four warps), got {warp!r}")
+    L = a_layout()
+    mine = make_layout(((S(4), S(8)), (S(2), S(2), S(2))), ((S(32), S(1)), (S(16), S(8), S(128))))
+    for lane in range(32):
+        for v in range(8):
+            idx = int(L(32 * warp + lane, v))
+            if (idx % 64 - 16 * warp) + 16 * (idx // 64) != int(mine(lane, v)):
+                raise LayoutError(f"warp {warp}: lane {lane}, value {v} of {L} is not {mine}")
+    return mine
+
+
 def a_warp_layout_matches() -> bool:
     """Warp ``w``'s share of the RS form's A is ``mma.sync``'s m16n8k16 A layout
     (``SM80_16x8x16_F32F16F16F32_TN``) on rows ``16w .. 16w + 15``: the same registers, the same
@@ -484,14 +504,8 @@ def a_warp_layout_matches() -> bool:
     from labkit.atoms.mma_atoms import mma_atom
 
     a16 = mma_atom("SM80_16x8x16_F32F16F16F32_TN").layout_A          # (lane, v) -> m + 16 k
-    L = a_layout()
-    for warp in range(4):
-        for lane in range(32):
-            for v in range(8):
-                i = int(a16(lane, v))
-                if int(L(32 * warp + lane, v)) != (16 * warp + i % 16) + 64 * (i // 16):
-                    return False
-    return True
+    return all(int(a_warp_layout(warp)(lane, v)) == int(a16(lane, v))
+               for warp in range(4) for lane in range(32) for v in range(8))
 
 
 def registers_text(ns=(8, 64, 128, 256)) -> str:
