@@ -70,14 +70,7 @@ def test_a_gpu_other_than_sm_90_skips_wgmma_with_the_reason():
 # --- the wgmma checks, with labkit.sim.wgmma standing in for the device ------------------------
 
 def _twin_device(fn, plan, image, descs, a_regs):
-    from labkit.sim.wgmma import wgmma_rs_steps, wgmma_ss_steps
-
-    g = plan.entry
-    d = plan.descs if descs is None else descs
-    if g.form == "RS":
-        steps = [(a, int(step[1])) for a, step in zip(a_regs, d)]
-        return wgmma_rs_steps(image, steps, plan.n, g.ab_type, g.acc_type, plan.b.major).astype(float)
-    return wgmma_ss_steps(image, d, plan.n, g.ab_type, g.acc_type, plan.a.major, plan.b.major).astype(float)
+    return verify_wgmma._twin(plan, image, plan.descs if descs is None else descs, a_regs)
 
 
 def _right_device(fn, plan, image, descs, a_regs):

@@ -122,10 +122,10 @@ def offset_image(plan, a_bits, b_bits, start: int, restarted: bool):
     plan.b.store(img, b_bits)
     descs = np.array(plan.descs, np.uint64, copy=True)
     major = plan.a.major
+    if decode(int(plan.descs[0, 0])).start_address_bytes != 0:
+        raise ValueError("the plan's A must start at image byte 0")
     for s in range(plan.steps):
         d = decode(int(plan.descs[s, 0]))
-        if d.start_address_bytes != 0 and s == 0:
-            raise ValueError("the plan's A must start at image byte 0")
         moved = dataclasses.replace(d, start_address=d.start_address + start // 16)
         addr = operand_addresses(GmmaDescriptor.encode(d), 64, major) + start if restarted else \
             operand_addresses(GmmaDescriptor.encode(moved), 64, major)

@@ -244,8 +244,7 @@ def base_offset_reads(start: int = 17024, rows: int = 8) -> str:
              f"row  stored: absolute  stored: restarted  read, base 0  read, base {b}"]
     for r in range(rows):
         row = start + 128 * r
-        absolute = (Swizzle(3, 4, 3)(row) - row) // 16
-        restarted = (Swizzle(3, 4, 3)(128 * r) - 128 * r) // 16
+        absolute, restarted = stored_chunk(start, r), stored_chunk(0, r)      # restarted: as if at byte 0
         read0 = (swizzled(row, LayoutType.B128, 0) - row) // 16
         read_b = (swizzled(row, LayoutType.B128, b) - row) // 16
         lines.append(f"{r:<3}{absolute:>18}{restarted:>19}{read0:>14}{read_b:>14}")
