@@ -35,36 +35,12 @@ def fit(ks, ms):
     return float(fixed), float(per_k)
 
 
-def time_torch(torch, tsets, out_dtype, reps):
-    """Median ms of torch.matmul (f16 out) or torch.mm(..., out_dtype=float32) on the two input sets,
-    launches queued back to back after 20 warm-ups; None if this torch has no out_dtype."""
-    if out_dtype:
-        A, B = tsets[0]
-        try:
-            torch.mm(A, B.t(), out_dtype=torch.float32)
-        except (TypeError, RuntimeError):
-            return None
-        calls = [lambda A=A, B=B: torch.mm(A, B.t(), out_dtype=torch.float32) for A, B in tsets]
-    else:
-        calls = [lambda A=A, B=B: torch.matmul(A, B.t()) for A, B in tsets]
-    for i in range(20):
-        calls[i % 2]()
-    torch.cuda.synchronize()
-    pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
-    for i, (s, e) in enumerate(pairs):
-        s.record()
-        calls[i % 2]()
-        e.record()
-    torch.cuda.synchronize()
-    return float(np.median([s.elapsed_time(e) for s, e in pairs]))
-
-
 def main():
     from numba import cuda
 
     from labkit.cuda.kernels import gemm, gemm_wgmma
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from gemm_wgmma_run import device_info, median_ms
+    from gemm_wgmma_run import device_info, median_ms, time_torch
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mn", type=int, default=4096)
@@ -100,8 +76,8 @@ def main():
         runs.append(dict(variant=f"wgmma, K {K}", step="wgmma", K=K, ms=med, tflops=2.0 * M * N * K / med / 1e9, rel_err=err))
         tsets = [(torch.from_numpy(A).cuda(), torch.from_numpy(B).cuda()) for A, B in sets]
         for label, step, out_dtype in (("cuBLAS", "cuBLAS (torch)", None), ("cuBLAS f32 out", "cuBLAS f32 out", "f32")):
-            cm = time_torch(torch, tsets, out_dtype, args.reps)
-            if cm is None:
+            timed = time_torch(torch, tsets, args.reps, warmup=20, out_dtype=out_dtype)
+            if timed is None:
                 print(f"{step}: this torch has no mm(..., out_dtype=float32)", flush=True)
                 continue
             if out_dtype:
@@ -111,6 +87,7 @@ def main():
                 cerr = float((got.double() - ref).norm() / ref.norm())
                 if got.dtype != torch.float32 or not cerr < 1e-4:
                     raise SystemExit(f"{step} at {M}x{N}x{K}: {got.dtype}, relative error {cerr:.2e}")
+            cm = timed[0]
             runs.append(dict(variant=f"{label}, K {K}", step=step, K=K, ms=cm, tflops=2.0 * M * N * K / cm / 1e9))
         for r in [r for r in runs if r["K"] == K]:
             print(f"{r['step']:>15} {M}x{N}x{K}: {r['ms']:.4f} ms, {r['tflops']:.1f} TFLOP/s", flush=True)

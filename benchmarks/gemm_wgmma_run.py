@@ -49,6 +49,32 @@ def device_info(query="driver_version,clocks.sm,clocks.max.sm,power.draw,tempera
     return dev, name, smi
 
 
+def time_torch(torch, tsets, reps, warmup=5, out_dtype=None):
+    """``(median, best)`` ms of cuBLAS through torch on the input sets ``tsets`` (alternated, queued
+    back to back after ``warmup`` launches): ``torch.matmul`` (f16 C), or with ``out_dtype="f32"``
+    ``torch.mm(..., out_dtype=torch.float32)`` (f32 C); None if this torch has no ``out_dtype``."""
+    if out_dtype:
+        A, B = tsets[0]
+        try:
+            torch.mm(A, B.t(), out_dtype=torch.float32)
+        except (TypeError, RuntimeError):
+            return None
+        calls = [lambda A=A, B=B: torch.mm(A, B.t(), out_dtype=torch.float32) for A, B in tsets]
+    else:
+        calls = [lambda A=A, B=B: torch.matmul(A, B.t()) for A, B in tsets]
+    for i in range(warmup):
+        calls[i % len(calls)]()
+    torch.cuda.synchronize()
+    pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(reps)]
+    for i, (s, e) in enumerate(pairs):
+        s.record()
+        calls[i % len(calls)]()
+        e.record()
+    torch.cuda.synchronize()
+    times = [s.elapsed_time(e) for s, e in pairs]
+    return float(np.median(times)), float(min(times))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--configs", default=gemm_wgmma.DEFAULT)
@@ -104,25 +130,8 @@ def main():
                   f"{flop / best / 1e9:.1f})", flush=True)
         if torch is not None:
             tsets = [(torch.from_numpy(A).cuda(), torch.from_numpy(B).cuda()) for A, B in sets]
-            outs = [None]
-
-            def cublas(A, B):
-                return lambda: outs.__setitem__(0, torch.matmul(A, B.t()))
-
-            launches = [cublas(A, B) for A, B in tsets]
-            for i in range(5):
-                launches[i % 2]()
-            torch.cuda.synchronize()
-            pairs = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True))
-                     for _ in range(args.reps)]
-            for i, (s, e) in enumerate(pairs):
-                s.record()
-                launches[i % 2]()
-                e.record()
-            torch.cuda.synchronize()
-            times = [s.elapsed_time(e) for s, e in pairs]
-            med = float(np.median(times))
-            row = dict(step="cuBLAS (torch.matmul, fp16 out)", size=size, ms=med, best_ms=min(times),
+            med, best = time_torch(torch, tsets, args.reps)
+            row = dict(step="cuBLAS (torch.matmul, fp16 out)", size=size, ms=med, best_ms=best,
                        tflops=flop / med / 1e9)
             result["runs"].append(row)
             print(f"cuBLAS {size}: {row['tflops']:.1f} TFLOP/s (median {med:.3f} ms)", flush=True)
