@@ -468,12 +468,14 @@ def a_owner(m: int, k: int) -> tuple[int, int, int]:
     """
     if not (0 <= m < 64 and 0 <= k < 16):
         raise LayoutError(f"(m, k)=({m}, {k}) is outside the 64 x 16 A of one k16 step")
+    t, v = _a_owners()[m + 64 * k]
+    return t, v // 2, v % 2
+
+
+@functools.lru_cache(maxsize=1)
+def _a_owners() -> dict:
     L = a_layout()
-    for t in range(WARPGROUP):
-        for v in range(8):
-            if int(L(t, v)) == m + 64 * k:
-                return t, v // 2, v % 2
-    raise LayoutError(f"no thread holds A({m}, {k})")            # unreachable: the layout covers A
+    return {int(L(t, v)): (t, v) for t in range(WARPGROUP) for v in range(8)}
 
 
 def a_warp_layout(warp: int = 0):
@@ -503,8 +505,8 @@ def a_warp_layout_matches() -> bool:
     from labkit.atoms.mma_atoms import mma_atom
 
     a16 = mma_atom("SM80_16x8x16_F32F16F16F32_TN").layout_A          # (lane, v) -> m + 16 k
-    return all(int(a_warp_layout(warp)(lane, v)) == int(a16(lane, v))
-               for warp in range(4) for lane in range(32) for v in range(8))
+    shares = [a_warp_layout(warp) for warp in range(4)]
+    return all(int(mine(lane, v)) == int(a16(lane, v)) for mine in shares for lane in range(32) for v in range(8))
 
 
 def registers_text(ns=(8, 64, 128, 256)) -> str:
