@@ -17,7 +17,7 @@ from .layout import *  # noqa: F401,F403
 from .layout import __all__ as _layout_all
 
 # Submodules loaded on first use, so `import labkit` stays light (no numba, no matplotlib).
-_SUBMODULES = ("axe", "banks", "swizzle_atoms", "atoms", "tiled", "sim", "cuda", "viz", "widgets",
+_SUBMODULES = ("elements", "axe", "banks", "swizzle_atoms", "atoms", "tiled", "sim", "cuda", "viz", "widgets",
                "lab")
 # Submodules whose public names are also reachable as lk.<name>.
 _REEXPORT = ("atoms", "tiled", "axe", "banks", "swizzle_atoms", "sim")

@@ -1,28 +1,51 @@
-"""The wgmma registry entries (``labkit.atoms.gmma_instructions``) against CuTe's own
-``MMA_Traits``, printed by g++ (``tests/cute_oracle.py``): shape, ThrID and the A, B, C TV
-layouts of every ``SM90_64xNx16_*_{SS,RS}`` atom, each with K-major A and B."""
+"""The wgmma registry entries (``labkit.atoms.instructions.GMMA``) against CuTe's own headers:
+every ``SM90_64xNxK_*_{SS,RS}[_TN]`` atom CuTe defines for f16, bf16, tf32, e4m3, e5m2, s8 and
+u8 is an entry, and each entry's shape, ThrID and A, B, C TV layouts are what g++ prints of
+CuTe's ``MMA_Traits`` (``tests/cute_oracle.py``; K-major A and B for the 16-bit atoms)."""
 
 from __future__ import annotations
+
+import re
+from pathlib import Path
 
 import pytest
 
 from labkit.atoms import instructions as isa
-from labkit.atoms.gmma_instructions import GMMA, GMMA_BY_ATOM
 from labkit.errors import InstructionError
 import cute_oracle
 
-ATOMS = sorted(GMMA_BY_ATOM)
+ATOMS = sorted(a for g in isa.GMMA.values() for a in g.atoms)
+CHUNK = 240
 
 
 @pytest.fixture(scope="module")
 def cute_traits():
     if not cute_oracle.available():
         pytest.skip(cute_oracle.SKIP_REASON)
-    return cute_oracle.mma_traits(ATOMS, ("cute/atom/mma_traits_sm90_gmma.hpp",), op="{atom}<GMMA::Major::K, GMMA::Major::K>")
+    headers = ("cute/arch/mma_sm90_gmma_ext.hpp", "cute/atom/mma_traits_sm90_gmma.hpp",
+               "cute/atom/mma_traits_sm90_gmma_ext.hpp")
+    out = {}
+    for tn, op in ((False, "{atom}<GMMA::Major::K, GMMA::Major::K>"), (True, "{atom}<>")):
+        atoms = [a for a in ATOMS if a.endswith("_TN") == tn]
+        for i in range(0, len(atoms), CHUNK):
+            out.update(cute_oracle.mma_traits(atoms[i:i + CHUNK], headers, op=op))
+    return out
 
 
-def test_the_table_holds_every_asked_form():
-    assert len(GMMA) == 36 and len(ATOMS) == 36
+def _cute_atoms():
+    """The dense GMMA atoms CuTe's headers define (no sparse, no _SATURATE)."""
+    inc = cute_oracle.INCLUDES[0] / "cute" / "arch"
+    text = "".join((inc / f).read_text() for f in ("mma_sm90_gmma.hpp", "mma_sm90_gmma_ext.hpp"))
+    names = set(re.findall(r"struct (SM90_64x\d+x\d+_[A-Z0-9]+_[RS]S(?:_TN)?)\b", text))
+    types = re.compile(r"_(F16F16F16|F32F16F16|F32BF16BF16|F32TF32TF32|(?:F16|F32)E[45]M[23]E[45]M[23]|S32[SU]8[SU]8)_")
+    return {n for n in names if types.search(n)}
+
+
+def test_the_table_holds_every_atom_cute_defines():
+    if not cute_oracle.available():
+        pytest.skip(cute_oracle.SKIP_REASON)
+    assert set(ATOMS) == _cute_atoms()
+    assert len(ATOMS) == len(isa.GMMA) == 2 * (32 * 12 + 18 * 4)
 
 
 @pytest.mark.parametrize("atom", ATOMS)
@@ -34,9 +57,12 @@ def test_gmma_tv_layouts_are_cutes(cute_traits, atom):
     assert (g.layout_A, g.layout_B, g.layout_C) == (a, b, c)
 
 
-def test_instruction_finds_gmma_by_name_and_kind():
+def test_instruction_finds_gmma_by_name_atom_and_ptx():
     g = isa.instruction("wgmma_m64n256k16_f32bf16bf16_rs", kind="wgmma")
-    assert g.atoms == ("SM90_64x256x16_F32BF16BF16_RS",) and g.registers["A"] == (4, "u32")
+    assert g.atoms == ("SM90_64x256x16_F32BF16BF16_RS",)
+    assert (g.registers("A"), g.register_type("A"), g.threads, g.arch) == (4, "u32", 128, "sm_90a")
+    assert isa.instruction("wgmma.mma_async.sync.aligned.m64n24k32.s32.u8.s8") is \
+        isa.GMMA["wgmma_m64n24k32_s32u8s8_ss"]
     with pytest.raises(InstructionError):
         isa.instruction("SM90_64x8x16_F32F16F16_SS", kind="mma")
-    assert "wgmma_m64n8k16_f16f16f16_ss" not in isa.INSTRUCTIONS
+    assert "wgmma_m64n8k16_f16f16f16_ss" in isa.INSTRUCTIONS

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from labkit import sim
-from labkit.atoms import elements as el
+from labkit import elements as el
 from labkit.atoms import instructions as isa
 from labkit.cli import verify
 from labkit.cuda import _numba, _twins, ptx

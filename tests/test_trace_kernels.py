@@ -160,7 +160,7 @@ def test_mma_trace_kernel_ptx_has_the_entries_instructions(name, variant, b_vari
     _gpu_binding()
     import numba
 
-    from labkit.atoms import elements
+    from labkit import elements
 
     plan = kt.mma_plan(name, variant, b_variant)
     reg = {"f32": numba.float32, "s32": numba.int32, "u32": numba.uint32}[elements.register_kind(plan.acc_type)]

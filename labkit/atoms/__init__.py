@@ -8,11 +8,13 @@ from .instructions import (ELEMENT_BITS, Instruction, InstructionError, instruct
                            INSTRUCTIONS)
 from .mma_atoms import MMAAtom, mma_atom, MMA_ATOMS
 from .copy_atoms import CopyTraits, CopyAtom, copy_atom, COPY_TRAITS
-from .gmma_layouts import (SmemPtrFlag, GMMA_LAYOUT_ATOM_NAMES, gmma_layout_atom,
-                           gmma_layout_atom_named)
-from .gmma_desc import GmmaDescriptor, make_gmma_desc
+from .instructions import WARP, WARPGROUP
+from .gmma_layouts import (GMMA_LAYOUT_ATOM_NAMES, gmma_layout_atom, gmma_layout_atom_named,
+                           ss_smem_selector)
+from .gmma_desc import GmmaDescriptor, DescriptorIterator, make_gmma_desc
 
 __all__ = ["MMAAtom", "mma_atom", "MMA_ATOMS", "ELEMENT_BITS", "CopyTraits", "CopyAtom",
            "copy_atom", "COPY_TRAITS", "Instruction", "InstructionError", "instruction",
-           "require_sm", "INSTRUCTIONS", "SmemPtrFlag", "GMMA_LAYOUT_ATOM_NAMES",
-           "gmma_layout_atom", "gmma_layout_atom_named", "GmmaDescriptor", "make_gmma_desc"]
+           "require_sm", "INSTRUCTIONS", "WARP", "WARPGROUP", "GMMA_LAYOUT_ATOM_NAMES",
+           "gmma_layout_atom", "gmma_layout_atom_named", "ss_smem_selector", "GmmaDescriptor",
+           "DescriptorIterator", "make_gmma_desc"]

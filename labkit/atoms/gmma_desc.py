@@ -39,10 +39,11 @@ from dataclasses import dataclass
 from ..errors import LayoutError
 from ..layout import S, Layout, Swizzle, ComposedLayout, logical_divide, make_layout, size, upcast
 from ..layout.int_tuple import congruent, is_int
-from .gmma_layouts import SmemPtrFlag, gmma_element_bits, gmma_major
+from ..layout.pointer import Iterator, SmemPtrFlag
+from .gmma_layouts import gmma_element_bits, gmma_major
 
 __all__ = ["LayoutType", "GmmaDescriptor", "decode", "make_gmma_desc", "gmma_layout_type",
-           "smem_tile"]
+           "smem_tile", "DescriptorIterator", "make_gmma_desc_tensor"]
 
 
 class LayoutType(enum.IntEnum):
@@ -116,6 +117,12 @@ class GmmaDescriptor:
     def encode(self) -> int:
         """The 64 bits, as ``GmmaDescriptor::desc_`` holds them."""
         return sum(int(getattr(self, name)) << lo for name, lo, _ in _FIELDS)
+
+    def __int__(self):
+        """The 64 bits (``uint64_t(desc)`` in CuTe)."""
+        return self.encode()
+
+    __index__ = __int__
 
     start_address_bytes = property(lambda self: self.start_address << 4,
                                    doc="The start address in bytes.")
@@ -314,3 +321,72 @@ def smem_tile(smem_layout, tiler, coord, start_address: int = 0, element_bits=16
     if isinstance(swizzle_layout, ComposedLayout):
         return ComposedLayout(swizzle_layout.layout_a, swizzle_layout.offset, t.layout), start
     return t.layout, start
+
+
+class DescriptorIterator(Iterator):
+    """CuTe's ``GMMA::DescriptorIterator``: the iterator of a GMMA fragment. ``deref(i)`` is the
+    descriptor with ``i`` added to its low 32 bits (the start address, in 16-byte units), as
+    CuTe's ``operator+`` adds a k-block's offset; it prints as ``GMMA::DescriptorIterator``.
+
+    >>> it = DescriptorIterator(GmmaDescriptor(start_address=0x300, stride_byte_offset=64, layout_type="B128"))
+    >>> print(it); hex(int(it.deref(6)))
+    GMMA::DescriptorIterator
+    '0x4000004000000306'
+    """
+
+    __slots__ = ("desc",)
+
+    def __init__(self, desc: GmmaDescriptor):
+        self.desc = desc
+
+    def __add__(self, offset):
+        if not is_int(offset):
+            raise LayoutError(f"DescriptorIterator + offset: offset must be an int, got {offset!r}")
+        bits = self.desc.encode()
+        low = (bits + int(offset)) & 0xFFFFFFFF
+        return DescriptorIterator(decode((bits & ~0xFFFFFFFF) | low))
+
+    def deref(self, offset=0) -> GmmaDescriptor:
+        return (self + offset).desc
+
+    def __eq__(self, other):
+        return isinstance(other, DescriptorIterator) and self.desc == other.desc
+
+    def __hash__(self):
+        return hash(self.desc)
+
+    def __str__(self):
+        return "GMMA::DescriptorIterator"
+
+    __repr__ = __str__
+
+
+def make_gmma_desc_tensor(major, smem_tensor):
+    """CuTe's ``MakeTensor<GMMA::smem_desc<Major>>`` (what ``make_fragment_A/B`` of a GMMA atom
+    gives): from a partitioned shared-memory tensor ``((MN,K), rest...)``, a tensor of descriptors,
+    one per ``(MN,K)`` block: the iterator holds ``make_gmma_desc<Major>`` of the first block, the
+    layout is the tensor's layout in 16-byte units with mode 0 replaced by ``_1:_0``.
+
+    >>> import labkit as lk
+    >>> sA = lk.make_tensor(lk.make_smem_ptr(0x3000, "half_t"),
+    ...                     lk.tile_to_shape(lk.gmma_layout_atom("K", "SW128", "half_t"), (lk.S(64), lk.S(64))))
+    >>> blocks = lk.make_tensor(sA.storage, lk.zipped_divide(sA.layout, (lk.S(64), lk.S(16))))
+    >>> frag = make_gmma_desc_tensor("K", blocks)
+    >>> print(frag); [hex(int(frag(0, k))) for k in range(4)]
+    GMMA::DescriptorIterator o (_1,(_1,_4)):(_0,(_0,_2))
+    ['0x4000004000010300', '0x4000004000010302', '0x4000004000010304', '0x4000004000010306']
+    """
+    from ..layout import Tensor, recast_layout, SwizzlePtr, SmemPtr
+    if not isinstance(smem_tensor, Tensor) or not isinstance(smem_tensor.storage, (SmemPtr, SwizzlePtr)):
+        raise LayoutError(f"make_fragment of a GMMA operand needs a shared-memory tensor (made on "
+                          f"make_smem_ptr); got {smem_tensor!r} (CuTe: static_assert 'Expected SMEM "
+                          "Tensor to construct a GMMA Desc Tensor')")
+    ptr, layout, offset = smem_tensor.storage, smem_tensor.layout, int(smem_tensor.offset)
+    swizzle = ptr.swizzle if isinstance(ptr, SwizzlePtr) else Swizzle(0, 4, 3)
+    bits = ptr.bits
+    start = (ptr + offset).address
+    mode0 = layout[0]
+    desc = make_gmma_desc(major, ComposedLayout(swizzle, SmemPtrFlag(bits), mode0), start, bits)
+    u128 = recast_layout(layout, bits, 128)
+    frg = Layout((S(1), *u128.shape[1:]), (S(0), *u128.stride[1:]))
+    return Tensor(DescriptorIterator(desc), frg, 0)

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from ..errors import LayoutError
 from ..layout import S, Swizzle, ComposedLayout, make_layout, upcast
-from ..layout.int_tuple import _int_new
-from ..swizzle_atoms import element_bits as _element_bits
+from ..elements import element_bits as _element_bits
+from ..layout.pointer import SmemPtrFlag
 
 __all__ = ["SmemPtrFlag", "GMMA_MAJORS", "GMMA_SWIZZLES", "GMMA_ELEMENT_BITS",
            "GMMA_LAYOUT_ATOM_NAMES", "gmma_layout_atom_bits", "gmma_layout_atom",
-           "gmma_layout_atom_named", "gmma_major", "gmma_element_bits"]
+           "gmma_layout_atom_named", "gmma_major", "gmma_element_bits", "ss_smem_selector"]
 
 GMMA_MAJORS = ("K", "MN")
 """CuTe's ``GMMA::Major``: K-major (K contiguous) and MN-major (M or N contiguous)."""
@@ -50,31 +50,6 @@ _SWIZZLE_ALIASES = {"INTER": "INTER", "INTERLEAVE": "INTER", "NONE": "INTER", "S
                     "B32": "SW32", "SWIZZLE_32B": "SW32", "SW64": "SW64", "B64": "SW64",
                     "SWIZZLE_64B": "SW64", "SW128": "SW128", "B128": "SW128",
                     "SWIZZLE_128B": "SW128"}
-
-
-class SmemPtrFlag(S):
-    """CuTe's ``smem_ptr_flag_bits<bits>``: a static zero standing for the shared-memory pointer
-    of ``bits``-bit elements that a GMMA layout atom waits for. It prints as C++ prints it.
-
-    >>> f = SmemPtrFlag(16)
-    >>> str(f), int(f), f.bits
-    ('smem_ptr[16b](unset)', 0, 16)
-    """
-
-    def __new__(cls, bits):
-        if isinstance(bits, bool) or not isinstance(bits, int) or bits < 1:
-            raise LayoutError(f"SmemPtrFlag(bits): bits must be a positive int, got {bits!r}")
-        flag = _int_new(cls, 0)
-        flag.bits = int(bits)
-        return flag
-
-    def __repr__(self):
-        return f"smem_ptr[{self.bits}b](unset)"
-
-    __str__ = __repr__
-
-    def __reduce__(self):
-        return (SmemPtrFlag, (self.bits,))
 
 
 def gmma_major(major) -> str:
@@ -168,3 +143,39 @@ def gmma_layout_atom_named(name: str, element_type=16) -> ComposedLayout:
     if bits_atom:
         return gmma_layout_atom_bits(major, swizzle)
     return gmma_layout_atom(major, swizzle, element_type)
+
+
+def ss_smem_selector(major, element_type, blk_mn, blk_k) -> ComposedLayout:
+    """The GMMA layout atom CUTLASS's SM90 collective builder picks for an operand tile of
+    ``blk_mn`` x ``blk_k`` (``cutlass::gemm::collective::detail::ss_smem_selector``): the widest
+    swizzle whose atom divides the tile along the contiguous mode (MN for MN-major, K for
+    K-major), SW128 first. ``blk_mn`` and ``blk_k`` must be multiples of 8 (C++ static_asserts).
+
+    >>> print(ss_smem_selector("K", "float_e4m3_t", 128, 64))
+    Sw<2,4,3> o smem_ptr[8b](unset) o (_8,_64):(_64,_1)
+    >>> print(ss_smem_selector("MN", "half_t", 192, 64))
+    Sw<3,4,3> o smem_ptr[16b](unset) o (_64,_8):(_1,_64)
+    """
+    from ..layout import size
+    from ..layout.int_tuple import is_int
+    major = gmma_major(major)
+    dims = []
+    for name, v in (("blk_mn", blk_mn), ("blk_k", blk_k)):
+        v0 = v[0] if isinstance(v, tuple) and v else v
+        if isinstance(v0, bool) or not is_int(v0) or int(v0) <= 0:
+            raise LayoutError(f"ss_smem_selector: {name} must be a positive int (or a tuple whose "
+                              f"first mode is one), got {v!r}")
+        dims.append(int(v0))
+    mn0, k0 = dims
+    if mn0 % 8:
+        raise LayoutError(f"ss_smem_selector: blk_mn={mn0}: BLK_MN0 must be a multiple of 8. (CUTLASS static_assert)")
+    if k0 % 8:
+        raise LayoutError(f"ss_smem_selector: blk_k={k0}: BLK_K0 must be a multiple of 8. (CUTLASS static_assert)")
+    for sw in ("SW128", "SW64", "SW32", "INTER"):
+        atom = gmma_layout_atom(major, sw, element_type)
+        extent = int(size(atom.layout_b[0] if major == "MN" else atom.layout_b[1]))
+        if (mn0 if major == "MN" else k0) % extent == 0:
+            return atom
+    which = "BLK_MN0 must be a multiple of size<0>(GMMA::Layout_MN_INTER_Atom<ElementType>{})" if major == "MN" \
+        else "BLK_K0 must be a multiple of size<1>(GMMA::Layout_K_INTER_Atom<ElementType>{})"
+    raise LayoutError(f"ss_smem_selector({major}, {element_type}, {mn0}, {k0}): {which} (CUTLASS static_assert)")

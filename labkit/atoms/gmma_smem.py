@@ -27,10 +27,16 @@ from ..layout import S, tile_to_shape
 from .gmma_desc import make_gmma_desc, smem_tile
 from .gmma_layouts import gmma_element_bits, gmma_layout_atom, gmma_major, _swizzle_name
 
-__all__ = ["GmmaOperand", "gmma_operand", "atom_row_elements", "fits"]
+__all__ = ["GmmaOperand", "gmma_operand", "atom_row_elements", "fits", "k_step"]
 
-K_STEP = 16
-"""K of one ``wgmma`` on 16-bit elements (32 bytes)."""
+def k_step(element_bits=16) -> int:
+    """K of one dense ``wgmma``: 32 bytes of the element type (f16/bf16 16, tf32 8, fp8 and
+    int8 32), as the registry's GMMA entries have it.
+
+    >>> k_step(16), k_step("tf32"), k_step("float_e4m3_t")
+    (16, 8, 32)
+    """
+    return 256 // gmma_element_bits(element_bits, "element_bits")
 
 
 def atom_row_elements(swizzle, element_bits: int = 16) -> int:
@@ -86,28 +92,30 @@ class GmmaOperand:
         return lay.layout_a(self.start + offs * self.element_bits // 8)
 
     def descriptors(self) -> list:
-        """One :class:`~labkit.atoms.gmma_desc.GmmaDescriptor` per K = 16 step: ``make_gmma_desc`` of the ``(rows, 16)``
-        slice at ``(0, s)``, its start address moved as ``local_tile`` moves it."""
+        """One :class:`~labkit.atoms.gmma_desc.GmmaDescriptor` per wgmma K step (:func:`k_step`):
+        ``make_gmma_desc`` of the ``(rows, K)`` slice at ``(0, s)``, its start address moved as
+        ``local_tile`` moves it."""
         lay = self.layout
+        ks = k_step(self.element_bits)
         out = []
-        for s in range(self.k // K_STEP):
-            tile, start = smem_tile(lay, (S(self.rows), S(K_STEP)), (0, s), self.start, self.element_bits)
+        for s in range(self.k // ks):
+            tile, start = smem_tile(lay, (S(self.rows), S(ks)), (0, s), self.start, self.element_bits)
             out.append(make_gmma_desc(self.major, tile, start, self.element_bits))
         return out
 
     def store(self, image: np.ndarray, bits: np.ndarray) -> None:
-        """Write the 16-bit codes ``bits`` (``rows`` x ``k`` uint16) into the byte ``image``."""
-        if self.element_bits != 16:
-            raise LayoutError(f"store: {self.element_bits}-bit elements are not written here (16 only)")
-        bits = np.asarray(bits, np.uint16)
+        """Write the element codes ``bits`` (``rows`` x ``k``, 8-, 16- or 32-bit) into the byte
+        ``image``, little-endian."""
+        nbytes = self.element_bits // 8
+        bits = np.asarray(bits).astype(np.uint64)
         if bits.shape != (self.rows, self.k):
             raise LayoutError(f"store: bits must have shape ({self.rows}, {self.k}); got {bits.shape}")
         addr = self.byte_addresses()
-        if int(addr.max()) + 2 > image.size:
-            raise LayoutError(f"store: the operand reaches byte {int(addr.max()) + 1}, past the "
+        if int(addr.max()) + nbytes > image.size:
+            raise LayoutError(f"store: the operand reaches byte {int(addr.max()) + nbytes - 1}, past the "
                               f"{image.size}-byte image")
-        image[addr] = bits & 0xFF
-        image[addr + 1] = bits >> 8
+        for b in range(nbytes):
+            image[addr + b] = (bits >> np.uint64(8 * b)) & np.uint64(0xFF)
 
 
 def gmma_operand(major, swizzle, rows: int, k: int, start: int = 0, element_bits=16) -> GmmaOperand:
@@ -123,7 +131,7 @@ def gmma_operand(major, swizzle, rows: int, k: int, start: int = 0, element_bits
     major = gmma_major(major)
     swizzle = _swizzle_name(swizzle)
     bits = gmma_element_bits(element_bits, "element_bits")
-    for name, v, mult in (("rows", rows, 8), ("k", k, K_STEP)):
+    for name, v, mult in (("rows", rows, 8), ("k", k, k_step(bits))):
         if isinstance(v, bool) or not isinstance(v, int) or v <= 0 or v % mult:
             raise LayoutError(f"{name}={v!r} must be a positive multiple of {mult}")
     if isinstance(start, bool) or not isinstance(start, int) or start < 0 or start % 1024:

@@ -16,8 +16,7 @@ shared-memory loads and stores. One intrinsic is made per entry of the instructi
 
 from __future__ import annotations
 
-from labkit.atoms.elements import register_kind
-from labkit.atoms.instructions import ADDRESS, CP_ASYNC, LDMATRIX, MMA, STMATRIX
+from labkit.atoms.instructions import ADDRESS, CP_ASYNC, INSTRUCTIONS
 from labkit.cuda._numba import (TypingError, element_pointer_as_int, intrinsic, intrinsic_prefer_literal,
                                 ir, types)
 
@@ -60,13 +59,6 @@ def _named_intrinsic(typer, name, doc):
     fn = intrinsic(typer)
     fn.__doc__ = doc
     return fn
-
-
-def _bind(table, make, where=lambda ins: True):
-    """One module-level intrinsic per entry of the registry ``table`` (``make(entry)``)."""
-    for ins in table.values():
-        if where(ins):
-            globals()[ins.name] = make(ins)
 
 
 _element_pointer_as_int = element_pointer_as_int
@@ -121,7 +113,6 @@ def _make_ldmatrix(ins):
     return _named_intrinsic(typer, name, f"``{text}``: one 32-bit register per matrix ({num} matrices).")
 
 
-_bind(LDMATRIX, _make_ldmatrix)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -156,7 +147,6 @@ def _make_stmatrix(ins):
                             f"``{text} [addr], {{r...}}``: store {num} matrices, one 32-bit register each.")
 
 
-_bind(STMATRIX, _make_stmatrix)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -171,17 +161,9 @@ def _make_mma(ins):
     name, text = ins.name, ins.ptx
     na, nb, nc = ins.registers("A"), ins.registers("B"), ins.registers("C")
     n_out = nc
-    ops = list(range(n_out + na + nb + nc))
-    d = ops[:n_out]
-    a = ops[n_out:n_out + na]
-    b = ops[n_out + na:n_out + na + nb]
-    c = ops[n_out + na + nb:]
 
-    def group(idx):
-        return "{" + ", ".join(f"${i}" for i in idx) + "}"
-
-    ASM[name] = f"{text} {group(d)}, {group(a)}, {group(b)}, {group(c)};"
-    ckind = register_kind(ins.acc_type)              # the entry's accumulator: f32, s32 or packed u32
+    ASM[name] = ins.asm
+    ckind = ins.register_type("C")                   # the entry's accumulator: f32, s32 or packed u32
     creg, cty, cir = _REGISTER[ckind]
     constraints = ",".join([f"={creg}"] * n_out + ["r"] * (na + nb) + [creg] * nc)
     n_args = na + nb + nc
@@ -212,7 +194,6 @@ def _make_mma(ins):
     return _named_intrinsic(scope[name], name, f"``{text}``: ({na} A, {nb} B, {nc} C registers) -> {n_out} D {ckind} registers.")
 
 
-_bind(MMA, _make_mma)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -243,7 +224,6 @@ def _make_cp_async(ins):
     return _named_intrinsic(typer, name, f"``{ins.ptx}``: copy {nbytes} bytes from ``&src[index]`` to shared ``dst``.")
 
 
-_bind(CP_ASYNC, _make_cp_async, where=lambda ins: ins.level)   # the copies; the fences follow
 
 ASM["cp_async_commit_group"] = CP_ASYNC["cp_async_commit_group"].ptx + ";"
 ASM["cp_async_wait_all"] = CP_ASYNC["cp_async_wait_all"].ptx + ";"
@@ -267,7 +247,6 @@ def _make_fence(ins):
     return _named_intrinsic(typer, ins.name, f"``{ins.ptx}``.")
 
 
-_bind(CP_ASYNC, _make_fence, where=lambda ins: ins.name in ("cp_async_commit_group", "cp_async_wait_all"))
 
 
 @intrinsic_prefer_literal
@@ -287,18 +266,59 @@ def cp_async_wait_group(typingctx, n):
 
 
 # ---------------------------------------------------------------------------------------------
-# wgmma (Hopper, sm_90a): the fences of labkit.atoms.wgmma_ptx (WGMMA_PTX) and every entry (SS
-# and RS) of the GMMA table (labkit.atoms.gmma_instructions), each intrinsic made by
-# labkit.cuda._wgmma_intrinsics from its entry; plus the helpers (no instruction).
+# wgmma (Hopper, sm_90a): every GMMA entry (SS and RS, every type) and the warpgroup fences,
+# made by labkit.cuda._wgmma_intrinsics from the entry; plus the helpers (no instruction).
 
-from labkit.atoms.gmma_instructions import GMMA  # noqa: E402
-from labkit.atoms.wgmma_ptx import WGMMA_PTX  # noqa: E402
 from labkit.cuda import _wgmma_intrinsics as _wgmma  # noqa: E402
 
-_bind(WGMMA_PTX, _wgmma.make)
-_bind(GMMA, _wgmma.make)
-ASM.update({name: ins.asm for name, ins in WGMMA_PTX.items()})
-ASM.update({g.name: g.asm for g in GMMA.values()})
 wgmma_zeros = _wgmma.wgmma_zeros
+wgmma_zeros_s32 = _wgmma.wgmma_zeros_s32
 wgmma_zeros_u32 = _wgmma.wgmma_zeros_u32
 wgmma_fence_operand = _wgmma.wgmma_fence_operand
+HELPERS = ("wgmma_zeros", "wgmma_zeros_s32", "wgmma_zeros_u32", "wgmma_fence_operand")
+"""Names bound beside the instructions that emit none."""
+
+
+# ---------------------------------------------------------------------------------------------
+# The one binding loop: an intrinsic per registry entry, made by the maker of its family.
+
+def _maker(ins):
+    if ins.kind in ("wgmma",) or ins.name == "fence_proxy_async_shared_cta":
+        return _wgmma.make
+    if ins.kind == "ldmatrix":
+        return _make_ldmatrix
+    if ins.kind == "stmatrix":
+        return _make_stmatrix
+    if ins.kind == "mma":
+        return _make_mma
+    if ins.kind == "cp.async":
+        return _make_cp_async if ins.level else (_make_fence if ins.name != "cp_async_wait_group" else None)
+    return None                                  # smem_addr and cp_async_wait_group: written above
+
+
+_MADE = {}
+
+
+def intrinsic_of(ins):
+    """The intrinsic of registry entry ``ins``, made on first use (a wgmma entry's typing is built
+    only when a kernel asks for it)."""
+    fn = _MADE.get(ins.name) or globals().get(ins.name)
+    if fn is None:
+        make = _maker(ins)
+        fn = make(ins)
+        _MADE[ins.name] = fn
+        if ins.kind in ("wgmma",):
+            ASM[ins.name] = ins.asm
+    return fn
+
+
+for _ins in INSTRUCTIONS.values():
+    if _ins.kind not in ("wgmma",) and _ins.name not in globals():
+        globals()[_ins.name] = intrinsic_of(_ins)
+
+
+def __getattr__(name):
+    ins = INSTRUCTIONS.get(name)
+    if ins is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return intrinsic_of(ins)

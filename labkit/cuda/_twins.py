@@ -42,7 +42,7 @@ import weakref
 
 import numpy as np
 
-from labkit.atoms.elements import (element, from_bits, pack_registers, register_kind, to_bits,
+from labkit.elements import (element, from_bits, pack_registers, register_kind, to_bits,
                                    unpack_registers, wrap)
 from labkit.atoms.instructions import (CP_ASYNC, LDMATRIX, MMA, STMATRIX, matrix_element,
                                        matrix_row_lane)
@@ -333,7 +333,7 @@ _bind(STMATRIX, _stmatrix)
 
 # ---------------------------------------------------------------------------------------------
 # mma.sync: which lane holds which element is the registry entry's CuTe TV layout
-# (MmaInstruction.coords); element coding and packing are labkit.atoms.elements'. The twin is thus
+# (MmaInstruction.coords); element coding and packing are labkit.elements'. The twin is thus
 # the CuTe model run as an instruction; labkit.sim (the PTX ISA's fragment tables) is the other.
 
 

@@ -1,23 +1,22 @@
-"""numba ``@intrinsic`` functions for Hopper's warpgroup MMA, one per ``WGMMA_PTX`` entry and
-one per entry of the ``GMMA`` table.
+"""The makers of the numba ``@intrinsic`` functions for Hopper's warpgroup MMA: one per ``wgmma``
+entry of the registry (its ``GMMA`` table) and one per warpgroup fence (``WGMMA_PTX``).
 
-:mod:`labkit.cuda._intrinsics` binds them (``labkit.cuda.ptx`` exports them); each is made from
-its registry entry (:mod:`labkit.atoms.wgmma_ptx` for the fences,
-:mod:`labkit.atoms.gmma_instructions` for ``mma_async``: PTX text, inline assembly, register
-count and kind). A kernel holds a warpgroup's accumulator fragment as one tuple: ``N/2``
-``float32`` for an f32 accumulator, ``N/4`` ``uint32`` (two f16 each, element ``2i`` in the low
-half) for an f16 one:
+:mod:`labkit.cuda._intrinsics` binds every registry entry in one loop and calls :func:`make` for
+these (``labkit.cuda.ptx`` exports them); each is made from its registry entry (PTX text, inline
+assembly, register count and type, immediates). A kernel holds a warpgroup's accumulator fragment
+as one tuple: ``N/2`` ``float32`` (f32) or ``int32`` (s32) accumulators, or ``N/4`` ``uint32``
+(two f16 each, element ``2i`` in the low half) for an f16 one:
 
 - ``wgmma_fence()``, ``wgmma_commit_group()``, ``wgmma_wait_group(n)`` (``n`` a literal integer),
   ``fence_proxy_async_shared_cta()``;
-- ``wgmma_m64n{N}k16_{d}{ab}{ab}_ss(desc_a, desc_b, acc, scale_d, imm_scale_a, imm_scale_b,
-  imm_trans_a, imm_trans_b)`` (``d.ab`` f32.f16, f16.f16 or f32.bf16; N 8 ... 256) returns the
-  new ``acc``: descriptors are 64-bit integers, ``scale_d`` a run-time integer (0: D = A*B, else
-  D = A*B + D), the four immediates literal integers (scales 1 or -1, transposes 0 for K-major or
-  1 for M/N-major);
-- ``wgmma_m64n{N}k16_{d}{ab}{ab}_rs(a, desc_b, acc, scale_d, imm_scale_a, imm_scale_b,
-  imm_trans_b)``: the same with A from registers, ``a`` a tuple of four uint32 (A's fragment in
-  CuTe's ``ALayout_64x16``, two 16-bit elements each, the lower-indexed one in the low half);
+- ``wgmma_m64n{N}k{K}_{d}{a}{b}_ss(desc_a, desc_b, acc, scale_d, *immediates)`` returns the new
+  ``acc``: descriptors are 64-bit integers, ``scale_d`` a run-time integer (0: D = A*B, else
+  D = A*B + D), the immediates (the entry's ``immediates``: f16/bf16 ``imm_scale_a, imm_scale_b,
+  imm_trans_a, imm_trans_b``; tf32 and fp8 the two scales; integers none) literal integers
+  (scales 1 or -1, transposes 0 for K-major or 1 for M/N-major);
+- ``wgmma_m64n{N}k{K}_{d}{a}{b}_rs(a, desc_b, acc, scale_d, *immediates)``: the same with A from
+  registers, ``a`` a tuple of four uint32 (A's fragment in CuTe's ``ALayout_64x{K}``, the
+  lower-indexed element in the low bits; RS has no ``imm_trans_a``);
 - three helpers that emit no instruction: ``wgmma_zeros(n)`` and ``wgmma_zeros_u32(n)`` (a tuple
   of ``n`` float32 or uint32 zeros, an accumulator to start from) and ``wgmma_fence_operand(acc)``
   (CuTe's ``warpgroup_fence_operand``: returns ``acc`` through an empty asm statement that ties
@@ -38,11 +37,10 @@ written) and clobbers memory, so shared-memory stores stay before it in program 
 
 from __future__ import annotations
 
-from labkit.atoms.gmma_instructions import GmmaInstruction
-from labkit.atoms.wgmma_ptx import WgmmaInstruction
+from labkit.atoms.records import InlineInstruction, MmaInstruction
 from labkit.cuda._numba import TypingError, intrinsic, intrinsic_prefer_literal, ir, types
 
-__all__ = ["make", "constraints", "wgmma_zeros", "wgmma_zeros_u32", "wgmma_fence_operand"]
+__all__ = ["make", "constraints", "wgmma_zeros", "wgmma_zeros_s32", "wgmma_zeros_u32", "wgmma_fence_operand"]
 
 _i32 = ir.IntType(32)
 _i64 = ir.IntType(64)
@@ -74,9 +72,10 @@ def _named(typer, name, doc, literal=False):
 
 
 def _accumulator(name, acc, r, kind):
-    want, zeros = (types.Float, "wgmma_zeros") if kind == "f32" else (types.Integer, "wgmma_zeros_u32")
+    want, zeros = {"f32": (types.Float, "wgmma_zeros"), "s32": (types.Integer, "wgmma_zeros_s32"),
+                   "u32": (types.Integer, "wgmma_zeros_u32")}[kind]
     if not (isinstance(acc, types.UniTuple) and acc.count == r and isinstance(acc.dtype, want)):
-        what = "float32" if kind == "f32" else "uint32 (two f16 each)"
+        what = {"f32": "float32", "s32": "int32", "u32": "uint32 (two f16 each)"}[kind]
         raise TypingError(f"{name}: acc must be a tuple of {r} {what} accumulators (from {zeros}({r}) "
                           f"or an earlier wgmma); got {acc}")
 
@@ -87,10 +86,13 @@ def _tied_asm(builder, text, cons, values, r, extra_types=(), reg=_f32):
     return [builder.extract_value(res, i) for i in range(r)]
 
 
-def _make_mma_async(ins: GmmaInstruction):
+_ACC = {"f32": ("f", types.float32, _f32), "s32": ("r", types.int32, _i32), "u32": ("r", types.uint32, _i32)}
+
+
+def _make_mma_async(ins: MmaInstruction):
     name = ins.name
-    r, kind = ins.registers["C"]
-    reg, ty, llty = ("f", types.float32, _f32) if kind == "f32" else ("r", types.uint32, _i32)
+    r, kind = ins.registers("C"), ins.register_type("C")
+    reg, ty, llty = _ACC[kind]
     ss = ins.form == "SS"
     cons = constraints(r, reg, ins.form)
 
@@ -98,8 +100,8 @@ def _make_mma_async(ins: GmmaInstruction):
         if ss and not isinstance(a, types.Integer):
             raise TypingError(f"{name}: desc_a must be a 64-bit matrix descriptor (an integer); got {a}")
         if not ss and not (isinstance(a, types.UniTuple) and a.count == 4 and isinstance(a.dtype, types.Integer)):
-            raise TypingError(f"{name}: a must be a tuple of 4 uint32 registers (A's fragment, two 16-bit "
-                              f"elements each, CuTe's ALayout_64x16); got {a}")
+            raise TypingError(f"{name}: a must be a tuple of 4 uint32 registers (A's fragment in CuTe's "
+                              f"ALayout_64x{ins.k}); got {a}")
         if not isinstance(desc_b, types.Integer):
             raise TypingError(f"{name}: desc_b must be a 64-bit matrix descriptor (an integer); got {desc_b}")
         _accumulator(name, acc, r, kind)
@@ -125,22 +127,29 @@ def _make_mma_async(ins: GmmaInstruction):
 
         return sig, codegen
 
-    # numba's intrinsics take no *args: one typer per form, with the PTX ISA's operands
-    if ss:
-        def typer(typingctx, desc_a, desc_b, acc, scale_d, imm_scale_a, imm_scale_b, imm_trans_a, imm_trans_b):
-            return typed(desc_a, desc_b, acc, scale_d, (imm_scale_a, imm_scale_b, imm_trans_a, imm_trans_b))
+    # numba's intrinsics take no *args: one typer per operand list, with the PTX ISA's operands
+    n_imm = len(ins.immediates)
+    if n_imm == 4:
+        def typer(typingctx, a, desc_b, acc, scale_d, i0, i1, i2, i3):
+            return typed(a, desc_b, acc, scale_d, (i0, i1, i2, i3))
+    elif n_imm == 3:
+        def typer(typingctx, a, desc_b, acc, scale_d, i0, i1, i2):
+            return typed(a, desc_b, acc, scale_d, (i0, i1, i2))
+    elif n_imm == 2:
+        def typer(typingctx, a, desc_b, acc, scale_d, i0, i1):
+            return typed(a, desc_b, acc, scale_d, (i0, i1))
     else:
-        def typer(typingctx, a, desc_b, acc, scale_d, imm_scale_a, imm_scale_b, imm_trans_b):
-            return typed(a, desc_b, acc, scale_d, (imm_scale_a, imm_scale_b, imm_trans_b))
+        def typer(typingctx, a, desc_b, acc, scale_d):
+            return typed(a, desc_b, acc, scale_d, ())
 
-    what = "float32" if kind == "f32" else "uint32 (two f16 each)"
+    what = {"f32": "float32", "s32": "int32", "u32": "uint32 (two f16 each)"}[kind]
     a_doc = "desc_a" if ss else "a (4 uint32: A's fragment)"
     form = "A and B by descriptor" if ss else "A from registers, B by descriptor"
     return _named(typer, name, f"``{ins.ptx}`` ({form}): ({a_doc}, desc_b, acc, scale_d, "
                                f"{', '.join(ins.immediates)}) -> acc, {r} {what} per thread.", literal=True)
 
 
-def _make_wait_group(ins: WgmmaInstruction):
+def _make_wait_group(ins: InlineInstruction):
     def typer(typingctx, n):
         if not isinstance(n, types.IntegerLiteral) or int(n.literal_value) < 0:
             raise TypingError(f"{ins.name}: n must be a literal integer >= 0 (an immediate in PTX); got {n}")
@@ -155,7 +164,7 @@ def _make_wait_group(ins: WgmmaInstruction):
                   literal=True)
 
 
-def _make_fence(ins: WgmmaInstruction):
+def _make_fence(ins: InlineInstruction):
     def typer(typingctx):
         def codegen(context, builder, sig, args):
             return _void(context, builder, ins.asm)
@@ -167,7 +176,7 @@ def _make_fence(ins: WgmmaInstruction):
 
 def make(ins):
     """The intrinsic of one ``WGMMA_PTX`` entry or one ``GMMA`` entry."""
-    if isinstance(ins, GmmaInstruction):
+    if isinstance(ins, MmaInstruction):
         return _make_mma_async(ins)
     if ins.name == "wgmma_wait_group":
         return _make_wait_group(ins)
@@ -191,13 +200,15 @@ def _zeros_of(name, ty, zero):
 
 wgmma_zeros = _named(_zeros_of("wgmma_zeros", types.float32, ir.Constant(_f32, 0.0)), "wgmma_zeros",
                      "A tuple of n (a literal) float32 zeros: a fresh f32 accumulator.", literal=True)
+wgmma_zeros_s32 = _named(_zeros_of("wgmma_zeros_s32", types.int32, ir.Constant(_i32, 0)), "wgmma_zeros_s32",
+                         "A tuple of n (a literal) int32 zeros: a fresh s32 accumulator.", literal=True)
 wgmma_zeros_u32 = _named(_zeros_of("wgmma_zeros_u32", types.uint32, ir.Constant(_i32, 0)), "wgmma_zeros_u32",
                          "A tuple of n (a literal) uint32 zeros: a fresh f16 accumulator (two per register).",
                          literal=True)
 
 
 def _fence_operand(typingctx, acc):
-    if not (isinstance(acc, types.UniTuple) and (acc.dtype == types.float32 or acc.dtype == types.uint32)):
+    if not (isinstance(acc, types.UniTuple) and acc.dtype in (types.float32, types.uint32, types.int32)):
         raise TypingError(f"wgmma_fence_operand: acc must be a tuple of float32 or uint32 accumulators; got {acc}")
     r = acc.count
     f32 = acc.dtype == types.float32

@@ -84,17 +84,56 @@ if SIMULATED:
 else:
     from labkit.cuda import _intrinsics as _impl
 
-# One callable per registry entry, bound from the registry: a new entry needs no edit here.
-for _name in INSTRUCTIONS:
-    globals()[_name] = getattr(_impl, _name)
-    __all__.append(_name)
+# One callable per registry entry, bound from the registry: a new entry needs no edit here. The
+# wgmma entries (about 900: every CuTe GMMA atom) are bound on first use, by name.
+from labkit.errors import DeviceError  # noqa: E402
 
-_BY_ID = {id(globals()[name]): INSTRUCTIONS[name] for name in INSTRUCTIONS}
+WGMMA: dict = {**_registry.WGMMA_PTX, **_registry.GMMA}
+"""Every wgmma name bound here: the warpgroup fences and the SS and RS ``mma_async`` forms."""
+
+WGMMA_HELPERS = ("wgmma_zeros", "wgmma_zeros_s32", "wgmma_zeros_u32", "wgmma_fence_operand")
+
+
+def _no_twin(name):
+    def simulated(*args):
+        raise DeviceError(f"{name} has no CUDA-simulator twin: wgmma runs only on an sm_90a GPU "
+                          f"(Hopper: H100, H200)")
+
+    simulated.__name__ = name
+    return simulated
+
+
+_BY_ID: dict = {}
+
+
+def _bind(name):
+    ins = INSTRUCTIONS.get(name)
+    if SIMULATED and (name in WGMMA_HELPERS or (ins is not None and ins.name in WGMMA)):
+        fn = _no_twin(name)
+    else:
+        fn = getattr(_impl, name)
+    globals()[name] = fn
+    if ins is not None:
+        _BY_ID[id(fn)] = ins
+    return fn
+
+
+for _name in INSTRUCTIONS:
+    if not _name.startswith("wgmma_m"):
+        _bind(_name)
+for _name in WGMMA_HELPERS:
+    _bind(_name)
+__all__ += [*INSTRUCTIONS, *WGMMA_HELPERS, "WGMMA"]
+
+
+def __getattr__(name):
+    if name in INSTRUCTIONS:
+        return _bind(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def instruction_of(obj) -> Instruction | None:
-    """The registry entry (an :class:`Instruction`, or a ``GmmaInstruction`` for wgmma) that
-    ``obj`` (one of this module's callables) issues, else None.
+    """The registry entry that ``obj`` (one of this module's callables) issues, else None.
 
     >>> from labkit.cuda import ptx
     >>> ptx.instruction_of(ptx.cp_async_16).ptx
@@ -115,42 +154,8 @@ def min_sm(instruction) -> int:
     (80, 90)
     """
     if isinstance(instruction, str):
-        return (WGMMA.get(instruction) or _registry.instruction(instruction)).min_sm
+        return _registry.instruction(instruction).min_sm
     ins = instruction_of(instruction)
     if ins is None:
         raise InstructionError(f"instruction must be a labkit.cuda.ptx instruction or its name; got {instruction!r}")
     return ins.min_sm
-
-
-# --- Hopper's warpgroup MMA (sm_90a) -------------------------------------------------------------
-# The fences (the WGMMA_PTX table of labkit.atoms.wgmma_ptx: ``wgmma_fence``, ``wgmma_commit_group``,
-# ``wgmma_wait_group(n)``, ``fence_proxy_async_shared_cta``), one ``wgmma_m64n{N}k16_{d}{ab}{ab}_ss(desc_a,
-# desc_b, acc, scale_d, scale_a, scale_b, trans_a, trans_b)`` per SS entry of the GMMA table
-# (labkit.atoms.gmma_instructions), one ``..._rs(a, desc_b, acc, scale_d, scale_a, scale_b, trans_b)``
-# per RS entry (``a``: four uint32 registers of A) and the helpers ``wgmma_zeros(n)``, ``wgmma_zeros_u32(n)``,
-# ``wgmma_fence_operand(acc)`` (see labkit.cuda._wgmma_intrinsics). They have no simulator twin:
-# under the CUDA simulator each name raises DeviceError when called.
-from labkit.atoms.gmma_instructions import GMMA  # noqa: E402
-from labkit.atoms.wgmma_ptx import WGMMA_PTX  # noqa: E402
-from labkit.errors import DeviceError  # noqa: E402
-
-WGMMA: dict = {**WGMMA_PTX, **{g.intrinsic: g for g in GMMA.values()}}
-"""Every wgmma name bound here, by name: the fences and the SS and RS ``mma_async`` forms."""
-
-WGMMA_HELPERS = ("wgmma_zeros", "wgmma_zeros_u32", "wgmma_fence_operand")
-
-
-def _no_twin(name):
-    def simulated(*args):
-        raise DeviceError(f"{name} has no CUDA-simulator twin: wgmma runs only on an sm_90a GPU "
-                          f"(Hopper: H100, H200)")
-
-    simulated.__name__ = name
-    return simulated
-
-
-for _name in (*WGMMA, *WGMMA_HELPERS):
-    globals()[_name] = _no_twin(_name) if SIMULATED else getattr(_impl, _name)
-    __all__.append(_name)
-__all__.append("WGMMA")
-_BY_ID.update({id(globals()[name]): WGMMA[name] for name in WGMMA})

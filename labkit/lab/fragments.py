@@ -131,7 +131,7 @@ class MmaTrace:
     @property
     def codes_coords(self) -> bool:
         """True when the default inputs ``16 m + k`` fit the A/B element type exactly (not s8)."""
-        from labkit.atoms.elements import element
+        from labkit.elements import element
 
         return element(self.spec.ab_type).kind == "float"
 
@@ -205,7 +205,7 @@ def _matrix_arg(x, shape, name):
 
 def _default_operand(rows, cols, kind):
     """``16 r + c``; for integer elements (s8) the same wrapped into the type's range."""
-    from labkit.atoms.elements import element
+    from labkit.elements import element
 
     x = 16.0 * np.arange(rows)[:, None] + np.arange(cols)[None, :]
     e = element(kind)
@@ -294,7 +294,7 @@ class CtaTrace:
     @property
     def codes_coords(self) -> bool:
         """True when the default inputs ``16 m + k`` fit the A/B element type exactly (not s8)."""
-        from labkit.atoms.elements import element
+        from labkit.elements import element
 
         return element(self.spec.ab_type).kind == "float"
 

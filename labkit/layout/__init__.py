@@ -16,6 +16,7 @@ from .algebra import (
     downcast, make_fragment_like, make_layout_like, zip_layouts, Underscore, _,
 )
 from .swizzle import Swizzle, ComposedLayout, make_composed_layout, swizzle_strides
+from .pointer import SmemPtr, SwizzlePtr, SmemPtrFlag, make_smem_ptr
 from .tensor import Tensor, make_tensor, make_fragment, recast, slice_layout, make_identity_tensor
 from .partition import (
     X, dice, inner_partition, outer_partition, local_tile, local_partition, get_flat_coord,
@@ -37,6 +38,6 @@ __all__ = [
     "max_common_vector", "recast_layout", "upcast", "downcast", "make_fragment_like",
     "make_layout_like", "zip_layouts", "Underscore", "_",
     "Swizzle", "ComposedLayout", "make_composed_layout", "swizzle_strides",
-    "Tensor", "make_tensor", "make_fragment", "recast", "slice_layout",
+    "SmemPtr", "SwizzlePtr", "SmemPtrFlag", "make_smem_ptr", "Tensor", "make_tensor", "make_fragment", "recast", "slice_layout",
     "parse_layout", "parse_int_tuple", "print_layout", "layout_table", "format_layout",
 ]

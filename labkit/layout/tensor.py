@@ -31,6 +31,7 @@ from .swizzle import ComposedLayout, Swizzle, swizzle_strides
 from .compose import Underscore
 from .vectors import recast_layout
 from .basis import ArithTuple, ScaledBasis, make_basis_like, as_arithmetic_tuple
+from .pointer import Iterator, SmemPtr, SmemPtrFlag, SwizzlePtr
 
 __all__ = ["Tensor", "make_tensor", "make_fragment", "recast", "slice_layout",
            "make_identity_tensor"]
@@ -119,10 +120,10 @@ class Tensor:
         if storage is not None and not is_int(offset):
             raise LayoutError("make_tensor: a tensor with storage needs an int offset, got "
                               f"{offset}")
-        if storage is not None:
+        if storage is not None and not isinstance(storage, Iterator):
             if not isinstance(storage, np.ndarray):
-                raise LayoutError(f"make_tensor: storage must be a numpy array or None, got "
-                                  f"{type(storage).__name__}")
+                raise LayoutError(f"make_tensor: storage must be a numpy array, a pointer "
+                                  f"(make_smem_ptr) or None, got {type(storage).__name__}")
             if storage.ndim != 1:
                 storage = storage.reshape(-1)
         self.storage, self.layout, self.offset = storage, layout, offset
@@ -151,6 +152,8 @@ class Tensor:
             if isinstance(idx, ScaledBasis) and not idx.index:
                 return idx.value        # a rank-1 counting tensor counts in plain integers
             return idx
+        if isinstance(self.storage, Iterator):
+            return self.storage.deref(idx)
         self._check_bounds(idx)
         return self.storage[idx]
 
@@ -158,8 +161,9 @@ class Tensor:
         return self(crd) if not isinstance(crd, tuple) else self(*crd)
 
     def __setitem__(self, crd, value):
-        if self.storage is None:
-            raise LayoutError("Tensor: a coordinate-only tensor (no storage) cannot be written")
+        if self.storage is None or isinstance(self.storage, Iterator):
+            raise LayoutError("Tensor: a tensor without numpy storage (coordinates, a pointer or "
+                              "descriptors) cannot be written")
         idx = self._index(crd)
         self._check_bounds(idx)
         self.storage[idx] = value
@@ -177,10 +181,14 @@ class Tensor:
         """All elements in colexicographic coordinate order (a copy)."""
         if self.storage is None:
             return self.offsets()
+        if isinstance(self.storage, Iterator):
+            return np.array([self.storage.deref(int(i)) for i in self.offsets()])
         return self.storage[self.offsets()]
 
     def data_ptr_equal(self, other) -> bool:
         """True when both tensors view the same storage buffer."""
+        if isinstance(self.storage, Iterator) or isinstance(other.storage, Iterator):
+            return False
         return (self.storage is not None and other.storage is not None
                 and np.shares_memory(self.storage, other.storage))
 
@@ -190,6 +198,8 @@ class Tensor:
     def __str__(self):
         if isinstance(self.offset, (ArithTuple, ScaledBasis)):
             return f"ArithTuple{self.offset} o {self.layout}"
+        if isinstance(self.storage, Iterator):
+            return f"{self.storage + self.offset} o {self.layout}"
         head = f"{self.storage.dtype}" if self.storage is not None else "coord"
         return f"{head}[{self.offset}] o {self.layout}"
 
@@ -198,22 +208,48 @@ class Tensor:
 
 
 def make_tensor(storage, layout, offset=S(0)):
-    """A tensor viewing ``storage`` (a numpy array, or None) through ``layout``.
+    """A tensor viewing ``storage`` (a numpy array, a pointer such as :func:`make_smem_ptr`, or
+    None) through ``layout``. A shared-memory pointer with a swizzled layout that waits for it
+    (``Sw<B,M,S> o smem_ptr[b](unset) o L``, e.g. a GMMA layout atom tiled) gives CuTe's tensor:
+    the swizzle moves into the pointer, the layout is ``L``.
 
     >>> import labkit as lk
     >>> make_tensor(None, lk.parse_layout("(_16,_16):(_16,_1)"))(0, 9)
     9
+    >>> atom = lk.gmma_layout_atom("K", "SW128", "half_t")
+    >>> print(make_tensor(lk.make_smem_ptr(0x3000, "half_t"), lk.tile_to_shape(atom, (lk.S(64), lk.S(64)))))
+    Sw<3,4,3>_smem_ptr[16b](0x3000) o ((_8,_8),(_64,_1)):((_64,_512),(_1,_0))
     """
     if isinstance(layout, str):
         from .text import parse_layout
         layout = parse_layout(layout)
+    if isinstance(storage, SmemPtr) or isinstance(storage, Iterator):
+        return _smem_tensor(storage, layout, offset)
     t = Tensor(storage, layout, offset)
-    if storage is not None and isinstance(layout, Layout):
+    if isinstance(storage, np.ndarray) and isinstance(layout, Layout):
         need = int(cosize(layout)) + int(offset)
         if t.storage.size < need:
             raise LayoutError(f"make_tensor: layout {layout} needs {need} elements of storage, "
                               f"got {t.storage.size}")
     return t
+
+
+def _smem_tensor(ptr, layout, offset):
+    if not isinstance(ptr, SmemPtr):
+        return Tensor(ptr, layout, offset)
+    if isinstance(layout, ComposedLayout) and isinstance(layout.offset, SmemPtrFlag):
+        if layout.offset.bits != ptr.bits:
+            raise LayoutError(f"make_tensor: the layout waits for a {layout.offset.bits}-bit pointer, "
+                              f"got {ptr} (CuTe: static_assert 'Expected a B-bit pointer type.')")
+        if not isinstance(layout.layout_a, Swizzle) or not isinstance(layout.layout_b, Layout):
+            raise LayoutError(f"make_tensor: {layout} is not Swizzle o smem_ptr_flag o Layout")
+        if layout.layout_a.bits == 0:          # CuTe's make_swizzle_ptr: Swizzle<0,M,S> is no swizzle
+            return Tensor(ptr, layout.layout_b, offset)
+        return Tensor(SwizzlePtr(layout.layout_a, ptr), layout.layout_b, offset)
+    if isinstance(layout, ComposedLayout):
+        raise LayoutError(f"make_tensor: a shared-memory pointer takes a Layout or a swizzled layout "
+                          f"that waits for it (Sw<B,M,S> o smem_ptr[{ptr.bits}b](unset) o L), got {layout}")
+    return Tensor(ptr, layout, offset)
 
 
 def make_fragment(layout, dtype=None):

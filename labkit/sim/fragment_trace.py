@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labkit.atoms.elements import element
+from labkit.elements import element
 from labkit.errors import DeviceError
 from labkit.sim.cp_async import CpAsync
 from labkit.sim.ldmatrix import ldmatrix

@@ -10,7 +10,7 @@ by ``(m, n, k, bits of an A/B element)``. For 16-bit A/B, with ``g = lane >> 2``
 - C, D (M x N):      row ``g + 8*(i//2)``,       column ``2q + i%2``
 
 and elements ``2j, 2j+1`` share 32-bit register ``j`` (low half first); in general a register
-holds ``32 // bits`` elements, the lower-indexed in the low bits (``labkit.atoms.elements``).
+holds ``32 // bits`` elements, the lower-indexed in the low bits (``labkit.elements``).
 f32 and s32 accumulators are one element per register. labkit indexes B as CuTe does, ``(n, k)``, so the PTX
 ``B[k, n]`` is ``b[n, k]`` here.
 

@@ -1,4 +1,4 @@
-"""Element bits for the numpy model: the coding of :mod:`labkit.atoms.elements`, plus the 16-bit
+"""Element bits for the numpy model: the coding of :mod:`labkit.elements`, plus the 16-bit
 pair helpers the labs use.
 
 A register of an MMA operand holds ``32 // bits`` elements, the lower-indexed one in the low
@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labkit.atoms.elements import (ELEMENTS, from_bits, pack_registers, to_bits, unpack_registers,
+from labkit.elements import (ELEMENTS, from_bits, pack_registers, to_bits, unpack_registers,
                                    wrap)
 
 __all__ = ["ELEMENT_TYPES", "to_bits", "from_bits", "wrap", "pack_registers", "unpack_registers",

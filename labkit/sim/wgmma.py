@@ -1,5 +1,8 @@
-"""A numpy model of ``wgmma.mma_async``, M = 64, K = 16: A and B in shared memory (the SS form)
-or A in registers and B in shared memory (the RS form).
+"""A numpy model of ``wgmma.mma_async`` (M = 64, K = 32 bytes of the element type: 16 for
+f16/bf16, 8 for tf32, 32 for e4m3/e5m2/s8/u8): A and B in shared memory (the SS form) or A in
+registers and B in shared memory (the RS form). Every function takes the registry entry it
+models (``labkit.atoms.instructions.GMMA``: an entry, its name or its CuTe atom name), which
+gives N, K and the element types of A, B and the accumulator.
 
 The operands are read the way the PTX ISA's "Shared Memory Matrix Layout" describes, from the
 descriptors alone (``labkit.atoms.gmma_desc``): an operand is made of *core matrices* of 8 rows
@@ -23,11 +26,13 @@ which is what a tile whose pattern restarts at a start address of ``(start >> 7)
 (On an H200 this rule predicted the device's D for all 96 combinations of a 128-byte swizzled
 K-major A at six start addresses, laid out both ways, with each base offset 0..7, the 88 wrong
 ones included.) A wrong LBO, SBO, base offset or swizzle mode reads the wrong bytes, as the
-hardware would. ``D = A · Bᵀ + D`` (B is held N x K), shape (64, N).
+hardware would. ``D = A · Bᵀ + D`` (B is held N x K), shape (64, N): exact in float64, then
+rounded to the accumulator (f32 or f16) after each instruction; s32 sums wrap modulo 2^32.
+tf32 operands are read as 32-bit floats whose low 13 mantissa bits the tensor core ignores.
 
-In the RS form each of the 128 threads holds four 32-bit registers of A, two 16-bit elements
-each (the lower-indexed value in the low half); which element of the 64 x 16 A value ``v`` of
-thread ``t`` is comes from the RS entry's TV layout, CuTe's ``GMMA::ALayout_64x16``:
+In the RS form each of the 128 threads holds four 32-bit registers of A (the lower-indexed
+value in the low bits); which element of the 64 x K A value ``v`` of thread ``t`` is comes from
+the RS entry's TV layout, CuTe's ``GMMA::ALayout_64x{K}``:
 ``labkit.atoms.gmma_fragment.a_registers`` packs A by it, :func:`wgmma_rs` reads it back by it,
 so a wrong layout there gives the hardware a differently placed A than the twin.
 
@@ -37,7 +42,7 @@ so a wrong layout there gives the hardware a differently placed A than the twin.
 >>> smem[:2048].view(np.float16)[:] = 1          # A: 64 x 16 ones, B: 8 x 16 ones
 >>> da = GmmaDescriptor(leading_byte_offset=8, stride_byte_offset=16).encode()   # 128 B, 256 B
 >>> db = GmmaDescriptor(start_address=64, leading_byte_offset=8, stride_byte_offset=16).encode()
->>> wgmma_ss(smem, da, db, n=8)[0, :3]
+>>> wgmma_ss("SM90_64x8x16_F32F16F16_SS", smem, da, db)[0, :3]
 array([16., 16., 16.], dtype=float32)
 """
 
@@ -45,20 +50,31 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..elements import element, from_bits, wrap
 from ..errors import LayoutError
 from ..atoms.gmma_desc import LayoutType, decode
 from ..atoms.gmma_fragment import a_from_registers
+from ..atoms.instructions import MmaInstruction, instruction
 
-__all__ = ["wgmma_ss", "wgmma_ss_steps", "wgmma_rs", "wgmma_rs_steps", "operand_addresses", "swizzled"]
+__all__ = ["wgmma_ss", "wgmma_ss_steps", "wgmma_rs", "wgmma_rs_steps", "operand_addresses", "swizzled",
+           "gmma_entry"]
 
 _W = {LayoutType.INTERLEAVE: 1, LayoutType.B32: 2, LayoutType.B64: 4, LayoutType.B128: 8}
 _B = {LayoutType.INTERLEAVE: 0, LayoutType.B32: 1, LayoutType.B64: 2, LayoutType.B128: 3}
-_ELEMENTS = {"f16": 2, "bf16": 2}
+
+
+def gmma_entry(ins, form=None) -> MmaInstruction:
+    """The registry's wgmma entry for ``ins`` (an entry, its name or its CuTe atom name)."""
+    g = instruction(ins, "wgmma")
+    if form is not None and g.form != form:
+        raise LayoutError(f"{g.name} is the {g.form} form; this twin models the {form} form")
+    return g
 
 
 def operand_addresses(desc: int, rows: int, major: str, element_bytes: int = 2) -> np.ndarray:
     """The swizzled shared-memory byte address of every element of a ``rows`` x K operand
-    (K = 32 bytes) described by ``desc``: an int64 array of shape (rows, 32 // element_bytes).
+    (K = 32 bytes of ``element_bytes``-byte elements) described by ``desc``: an int64 array of
+    shape (rows, 32 // element_bytes).
 
     >>> from labkit.atoms.gmma_desc import GmmaDescriptor
     >>> d = GmmaDescriptor(stride_byte_offset=64, leading_byte_offset=1, layout_type="B128")
@@ -105,25 +121,18 @@ def swizzled(address, layout_type, base_offset: int = 0):
     return int(out) if out.ndim == 0 else out
 
 
-def _read(smem, addr, element):
-    if addr.max() + 2 > smem.size:
-        raise LayoutError(f"the descriptor reads byte {int(addr.max()) + 1}, past the "
+def _read(smem, addr, kind):
+    e = element(kind)
+    nbytes = e.bits // 8
+    if addr.max() + nbytes > smem.size:
+        raise LayoutError(f"the descriptor reads byte {int(addr.max()) + nbytes - 1}, past the "
                           f"{smem.size}-byte shared memory")
-    lo = smem[addr].astype(np.uint16)
-    hi = smem[addr + 1].astype(np.uint16)
-    bits = lo | (hi << 8)
-    if element == "f16":
-        return bits.view(np.float16).astype(np.float64)
-    return (bits.astype(np.uint32) << 16).view(np.float32).astype(np.float64)
-
-
-def _check_types(n, element, accum):
-    if element not in _ELEMENTS:
-        raise LayoutError(f"element must be 'f16' or 'bf16', got {element!r}")
-    if accum not in ("f32", "f16") or (element == "bf16" and accum != "f32"):
-        raise LayoutError(f"accum={accum!r}: f16 inputs accumulate in f32 or f16, bf16 in f32")
-    if isinstance(n, bool) or not isinstance(n, int) or not (8 <= n <= 256 and n % 8 == 0):
-        raise LayoutError(f"n={n!r} must be a multiple of 8 from 8 to 256")
+    bits = np.zeros(addr.shape, np.uint64)
+    for i in range(nbytes):
+        bits |= smem[addr + i].astype(np.uint64) << np.uint64(8 * i)
+    if e.name == "tf32":
+        bits &= np.uint64(0xFFFFE000)            # the tensor core reads the upper 19 bits
+    return from_bits(bits.astype(e.dtype), e)
 
 
 def _check_smem(smem):
@@ -131,19 +140,31 @@ def _check_smem(smem):
         raise LayoutError("smem must be a one-dimensional numpy uint8 array")
 
 
-def _accumulate(a, b, n, accum, d):
-    out = np.float32 if accum == "f32" else np.float16
+def _check_major(g, which, major):
+    if major not in ("K", "MN"):
+        raise LayoutError(f"{which}_major must be 'K' or 'MN', got {major!r}")
+    if major == "MN" and element(g.a_type).bits != 16:
+        raise LayoutError(f"{which}_major='MN': {g.name} reads {g.a_type}/{g.b_type}, which wgmma "
+                          "reads K-major only (only 16-bit operands may be MN-major)")
+
+
+def _accumulate(g, a, b, d):
+    n = g.n
     c = np.zeros((64, n)) if d is None else np.asarray(d, dtype=np.float64)
     if c.shape != (64, n):
         raise LayoutError(f"d must have shape (64, {n}), got {c.shape}")
-    return (c + a @ b.T).astype(out)
+    acc = g.acc_type
+    if acc == "s32":
+        total = np.asarray(np.round(c), np.int64) + np.asarray(a, np.int64) @ np.asarray(b, np.int64).T
+        return wrap(total, "s32").view(np.int32)
+    return (c + a @ b.T).astype(np.float32 if acc == "f32" else np.float16)
 
 
-def wgmma_rs(a, smem, desc_b: int, n: int, element: str = "f16", accum: str = "f32", d=None,
-             b_major: str = "K") -> np.ndarray:
-    """``D = A · Bᵀ + D`` for the RS ``wgmma.mma_async.sync.aligned.m64n{n}k16.{accum}.{element}``:
-    A from the warpgroup's registers ``a`` (``(128, 4)`` uint32, ``gmma_fragment.a_registers``), B (n x 16)
-    from ``smem`` through ``desc_b``, ``b_major`` its transpose choice. Returns (64, n).
+def wgmma_rs(ins, a, smem, desc_b: int, d=None, b_major: str = "K") -> np.ndarray:
+    """``D = A · Bᵀ + D`` for the RS entry ``ins`` (``wgmma.mma_async.sync.aligned.m64n{N}k{K}``
+    with A in registers): A from the warpgroup's registers ``a`` (``(128, 4)`` uint32,
+    ``gmma_fragment.a_registers``), B (N x K) from ``smem`` through ``desc_b``, ``b_major`` its
+    transpose choice. Returns (64, N).
 
     >>> import numpy as np
     >>> from labkit.atoms.gmma_desc import GmmaDescriptor
@@ -151,48 +172,50 @@ def wgmma_rs(a, smem, desc_b: int, n: int, element: str = "f16", accum: str = "f
     >>> smem = np.zeros(256, np.uint8)
     >>> smem.view(np.float16)[:] = 1                       # B: 8 x 16 ones
     >>> db = GmmaDescriptor(leading_byte_offset=8, stride_byte_offset=16).encode()
-    >>> wgmma_rs(a_registers(np.full((64, 16), 2.0)), smem, db, n=8)[63, 7]
+    >>> wgmma_rs("SM90_64x8x16_F32F16F16_RS", a_registers(np.full((64, 16), 2.0)), smem, db)[63, 7]
     np.float32(32.0)
     """
+    g = gmma_entry(ins, "RS")
     _check_smem(smem)
-    _check_types(n, element, accum)
-    A = a_from_registers(a, element)
-    b = _read(smem, operand_addresses(desc_b, n, b_major), element)
-    return _accumulate(A, b, n, accum, d)
+    _check_major(g, "b", b_major)
+    A = a_from_registers(a, g.a_type)
+    b = _read(smem, operand_addresses(desc_b, g.n, b_major, element(g.b_type).bits // 8), g.b_type)
+    return _accumulate(g, A, b, d)
 
 
-def wgmma_rs_steps(smem, steps, n: int, element: str = "f16", accum: str = "f32",
-                   b_major: str = "K") -> np.ndarray:
-    """A chain of RS ``wgmma`` steps: ``steps`` holds ``(a, desc_b)`` per step (``a`` the
-    ``(128, 4)`` registers of that step's A); the first step has scale-d 0, each later one adds
-    to D, rounded to the accumulator type after every step. Returns (64, n)."""
+def wgmma_rs_steps(ins, smem, steps, b_major: str = "K") -> np.ndarray:
+    """A chain of RS ``wgmma`` steps of entry ``ins``: ``steps`` holds ``(a, desc_b)`` per step
+    (``a`` the ``(128, 4)`` registers of that step's A); the first step has scale-d 0, each later
+    one adds to D, rounded to the accumulator type after every step. Returns (64, N)."""
     steps = list(steps)
     if not steps or any(len(step) != 2 for step in steps):
         raise LayoutError("steps must hold one (a, desc_b) pair per step, at least one")
     d = None
     for a, db in steps:
-        d = wgmma_rs(a, smem, int(db), n, element, accum, d=d, b_major=b_major)
+        d = wgmma_rs(ins, a, smem, int(db), d=d, b_major=b_major)
     return d
 
 
-def wgmma_ss(smem, desc_a: int, desc_b: int, n: int, element: str = "f16", accum: str = "f32",
-             d=None, a_major: str = "K", b_major: str = "K") -> np.ndarray:
-    """``D = A · Bᵀ + D`` for ``wgmma.mma_async.sync.aligned.m64n{n}k16.{accum}.{element}`` with
-    A (64 x 16) and B (n x 16) read from ``smem`` (a uint8 array) through their descriptors;
-    ``a_major``/``b_major`` are the instruction's transpose choices (K or MN). Returns (64, n).
+def wgmma_ss(ins, smem, desc_a: int, desc_b: int, d=None, a_major: str = "K",
+             b_major: str = "K") -> np.ndarray:
+    """``D = A · Bᵀ + D`` for the SS entry ``ins`` (``wgmma.mma_async.sync.aligned.m64n{N}k{K}``)
+    with A (64 x K) and B (N x K) read from ``smem`` (a uint8 array) through their descriptors;
+    ``a_major``/``b_major`` are the instruction's transpose choices (K or MN; MN for 16-bit
+    operands only). Returns (64, N).
     """
+    g = gmma_entry(ins, "SS")
     _check_smem(smem)
-    _check_types(n, element, accum)
-    a = _read(smem, operand_addresses(desc_a, 64, a_major), element)
-    b = _read(smem, operand_addresses(desc_b, n, b_major), element)
-    return _accumulate(a, b, n, accum, d)
+    _check_major(g, "a", a_major)
+    _check_major(g, "b", b_major)
+    a = _read(smem, operand_addresses(desc_a, 64, a_major, element(g.a_type).bits // 8), g.a_type)
+    b = _read(smem, operand_addresses(desc_b, g.n, b_major, element(g.b_type).bits // 8), g.b_type)
+    return _accumulate(g, a, b, d)
 
 
-def wgmma_ss_steps(smem, descs, n: int, element: str = "f16", accum: str = "f32", a_major: str = "K",
-                   b_major: str = "K") -> np.ndarray:
-    """A chain of SS ``wgmma`` steps as a kernel issues them: ``descs`` holds ``(desc_a, desc_b)``
-    per step; the first step has scale-d 0 (``D = A·Bᵀ``), each later one adds to D, which is
-    rounded to the accumulator type after every step. Returns (64, n).
+def wgmma_ss_steps(ins, smem, descs, a_major: str = "K", b_major: str = "K") -> np.ndarray:
+    """A chain of SS ``wgmma`` steps of entry ``ins`` as a kernel issues them: ``descs`` holds
+    ``(desc_a, desc_b)`` per step; the first step has scale-d 0 (``D = A·Bᵀ``), each later one
+    adds to D, which is rounded to the accumulator type after every step. Returns (64, N).
 
     >>> import numpy as np
     >>> from labkit.atoms.gmma_desc import GmmaDescriptor
@@ -200,7 +223,7 @@ def wgmma_ss_steps(smem, descs, n: int, element: str = "f16", accum: str = "f32"
     >>> smem[:2048].view(np.float16)[:] = 1
     >>> da = GmmaDescriptor(leading_byte_offset=8, stride_byte_offset=16).encode()
     >>> db = GmmaDescriptor(start_address=64, leading_byte_offset=8, stride_byte_offset=16).encode()
-    >>> wgmma_ss_steps(smem, [(da, db), (da, db)], n=8)[0, 0]
+    >>> wgmma_ss_steps("wgmma_m64n8k16_f32f16f16_ss", smem, [(da, db), (da, db)])[0, 0]
     np.float32(32.0)
     """
     descs = [tuple(int(x) for x in step) for step in descs]
@@ -208,5 +231,5 @@ def wgmma_ss_steps(smem, descs, n: int, element: str = "f16", accum: str = "f32"
         raise LayoutError("descs must hold one (desc_a, desc_b) pair per step, at least one")
     d = None
     for da, db in descs:
-        d = wgmma_ss(smem, da, db, n, element, accum, d=d, a_major=a_major, b_major=b_major)
+        d = wgmma_ss(ins, smem, da, db, d=d, a_major=a_major, b_major=b_major)
     return d

@@ -22,10 +22,18 @@ from ..layout import (
 )
 from ..layout.int_tuple import flatten_tuple, is_int
 from ..atoms import MMAAtom, mma_atom
+from ..atoms.gmma_desc import make_gmma_desc_tensor
+from ..elements import element
 
 __all__ = ["TiledMMA", "ThrMMA", "make_tiled_mma"]
 
-_DTYPES = {"f16": np.float16, "f32": np.float32, "bf16": np.uint16}
+
+def _dtype(type_name):
+    """The numpy type of a register fragment of ``type_name``: float16/float32 for f16/f32, int32
+    and int8/uint8 for integers, the raw bits (uintN) for bf16, tf32 and fp8."""
+    e = element(type_name)
+    native = {"f16": np.float16, "f32": np.float32, "s32": np.int32, "s8": np.int8, "u8": np.uint8}
+    return native.get(e.name, e.dtype)
 
 
 def _as_layout(x, what):
@@ -219,14 +227,23 @@ class ThrMMA:
 
     def _fragment(self, part, type_name):
         lay = make_fragment_like(part.layout if isinstance(part, Tensor) else part)
-        return make_fragment(lay, _DTYPES[type_name])
+        return make_fragment(lay, _dtype(type_name))
+
+    def _operand_fragment(self, partition, op):
+        """CuTe's ``MMA_Atom::make_fragment_A/B``: registers (``make_fragment_like``), or for an
+        operand read through a descriptor (a GMMA atom's B, and A in the SS form) a tensor of
+        GMMA descriptors over the shared-memory partition (``GMMA::smem_desc<Major>``)."""
+        atom = self.tiled.atom
+        if atom.operand_kind(op) == "descriptor":
+            return make_gmma_desc_tensor(atom.major_A if op == "A" else atom.major_B, partition)
+        return self._fragment(partition, atom.a_type if op == "A" else atom.b_type)
 
     def partition_fragment_A(self, tensor):
-        """Register fragment for this thread's A values (``make_fragment_like`` of partition_A)."""
-        return self._fragment(self.partition_A(tensor), self.tiled.atom.a_type)
+        """This thread's A fragment (``make_fragment_A`` of ``partition_A``)."""
+        return self.make_fragment_A(self.partition_A(tensor))
 
     def partition_fragment_B(self, tensor):
-        return self._fragment(self.partition_B(tensor), self.tiled.atom.b_type)
+        return self.make_fragment_B(self.partition_B(tensor))
 
     def partition_fragment_C(self, tensor):
         return self._fragment(self.partition_C(tensor), self.tiled.atom.c_type)
@@ -234,13 +251,15 @@ class ThrMMA:
     def make_fragment_C(self, partition):
         """Accumulator fragment shaped like a C partition: compact, CuTe's ``make_fragment_C``."""
         lay = partition.layout if isinstance(partition, Tensor) else partition
-        return make_fragment(Layout(lay.shape), _DTYPES[self.tiled.atom.c_type])
+        return make_fragment(Layout(lay.shape), _dtype(self.tiled.atom.c_type))
 
     def make_fragment_A(self, partition):
-        return self._fragment(partition, self.tiled.atom.a_type)
+        """CuTe's ``make_fragment_A``: registers like the partition, or (a GMMA atom reading A
+        from shared memory) one descriptor per ``(M,K)`` block of it."""
+        return self._operand_fragment(partition, "A")
 
     def make_fragment_B(self, partition):
-        return self._fragment(partition, self.tiled.atom.b_type)
+        return self._operand_fragment(partition, "B")
 
 
 def make_tiled_mma(atom, atom_layout=None, permutation=None) -> TiledMMA:
