@@ -239,13 +239,13 @@ def test_the_boundary_uses_numba_cudas_own_extending_api():
 
 @pytest.mark.slow
 def test_the_inline_ptx_entries_compile_to_their_registry_text():
-    # labkit.cuda.probe and kernels/gemm_ptx bind the registry's PROBE and GEMM_PTX entries
+    # labkit.cuda.probe and kernels/ladder/gemm_ptx bind the registry's PROBE and GEMM_PTX entries
     _intrinsics()
     import numba
     from numba import cuda
 
     from labkit.cuda import probe
-    from labkit.cuda.kernels import gemm_ptx as g
+    from labkit.cuda.kernels.ladder import gemm_ptx as g
 
     regs = g.setmaxnreg_calls(40, 232)
     setmaxnreg_dec, setmaxnreg_inc = regs["setmaxnreg_dec_40"], regs["setmaxnreg_inc_232"]

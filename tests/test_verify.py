@@ -175,7 +175,7 @@ def test_the_base_offset_rule_against_the_ptx_isa_and_cute():
 def test_mis_encode_changes_only_the_named_field():
     from labkit.atoms.gmma_desc import decode
 
-    wp_plan = pytest.importorskip("labkit.cuda.kernels.wgmma_probe").make_plan("SM90_64x64x16_F32F16F16_SS")
+    wp_plan = pytest.importorskip("labkit.cuda.kernels.probes.wgmma_probe").make_plan("SM90_64x64x16_F32F16F16_SS")
     sbo = verify_wgmma.mis_encode(wp_plan.descs, "A", "SBO halved")
     lt = verify_wgmma.mis_encode(wp_plan.descs, "B", "layout type B64 for B128")
     for s in range(4):

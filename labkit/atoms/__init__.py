@@ -4,7 +4,7 @@
 CuTe's view of its entries.
 """
 
-from .instructions import (ELEMENT_BITS, Instruction, InstructionError, instruction, require_sm,
+from .instructions import (WARP, ELEMENT_BITS, Instruction, InstructionError, instruction, require_sm,
                            INSTRUCTIONS)
 from .mma_atoms import MMAAtom, mma_atom, MMA_ATOMS
 from .copy_atoms import CopyTraits, CopyAtom, copy_atom, COPY_TRAITS
@@ -12,7 +12,7 @@ from .gmma_layouts import (SmemPtrFlag, GMMA_LAYOUT_ATOM_NAMES, gmma_layout_atom
                            gmma_layout_atom_named)
 from .gmma_desc import GmmaDescriptor, make_gmma_desc
 
-__all__ = ["MMAAtom", "mma_atom", "MMA_ATOMS", "ELEMENT_BITS", "CopyTraits", "CopyAtom",
+__all__ = ["WARP", "MMAAtom", "mma_atom", "MMA_ATOMS", "ELEMENT_BITS", "CopyTraits", "CopyAtom",
            "copy_atom", "COPY_TRAITS", "Instruction", "InstructionError", "instruction",
            "require_sm", "INSTRUCTIONS", "SmemPtrFlag", "GMMA_LAYOUT_ATOM_NAMES",
            "gmma_layout_atom", "gmma_layout_atom_named", "GmmaDescriptor", "make_gmma_desc"]

@@ -7,7 +7,7 @@ element value ``v`` of thread ``t`` is comes from the RS entries' TV layout
 (``labkit.atoms.gmma_instructions.A_LAYOUT_64x16``, checked against CuTe C++): inside its 16 rows
 each warp holds what ``mma.sync`` m16n8k16 holds of A. :func:`a_registers` packs A by it, the
 inverse :func:`a_from_registers` unpacks it; the twin (``labkit.sim.wgmma.wgmma_rs``) and the
-probe kernel (``labkit.cuda.kernels.wgmma_probe``) both go through them.
+probe kernel (``labkit.cuda.kernels.probes.wgmma_probe``) both go through them.
 """
 
 from __future__ import annotations

@@ -199,7 +199,7 @@ def _mismatch(a, b):
 
 
 def check_ldmatrix(variant, n, rng, run_device):
-    from labkit.cuda.kernels import trace_kernels as kt
+    from labkit.cuda.kernels.probes import trace_kernels as kt
 
     num, trans = kt.parse_variant(variant)
     res = Result(f"ldmatrix {variant} {LDMATRIX_ATOMS[variant]}", instruction(LDMATRIX_ATOMS[variant]).ptx, n)
@@ -229,7 +229,7 @@ def sim_stmatrix(variant, init, offsets, regs) -> np.ndarray:
 
 
 def check_stmatrix(variant, n, rng, run_device):
-    from labkit.cuda.kernels import stmatrix_trace as kst
+    from labkit.cuda.kernels.probes import stmatrix_trace as kst
 
     num = int(variant[1])
     atom = STMATRIX_ATOMS[variant]
@@ -276,7 +276,7 @@ def _inputs(spec, n, rng):
 
 
 def check_mma(atom, n, rng, run_device):
-    from labkit.cuda.kernels import trace_kernels as kt
+    from labkit.cuda.kernels.probes import trace_kernels as kt
 
     spec = mma_spec(atom)
     res = Result(atom, spec.ptx, n)
@@ -334,7 +334,7 @@ def check_base_offset(case, rng, run_device):
 
 
 def check_cta(rng, run_device, k_blocks):
-    from labkit.cuda.kernels import trace_kernels as kt
+    from labkit.cuda.kernels.probes import trace_kernels as kt
 
     res = Result("sgemm_sm80 CTA", "cp.async + ldmatrix.x4 + mma m16n8k16 (Swizzle<3,3,3>)", 1)
     plan = kt.cta_plan()

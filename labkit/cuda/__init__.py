@@ -4,7 +4,7 @@
   ``NUMBA_ENABLE_CUDASIM=1``), each with its minimum SM.
 - :func:`jit`: ``numba.cuda.jit`` plus a device check before launch
   (:class:`labkit.errors.DeviceError` when the GPU is too old or absent).
-- :mod:`labkit.cuda.kernels.trace_kernels`: kernels that record every lane's registers after
+- :mod:`labkit.cuda.kernels.probes.trace_kernels`: kernels that record every lane's registers after
   ldmatrix and mma (``trace_mma``, ``trace_cta``); :mod:`labkit.lab` wraps them.
 
 >>> import labkit.cuda as lc

@@ -1,6 +1,6 @@
 """A step of the GEMM ladder in CuTe's words: its mainloop beside the CuTe calls that do the same.
 
-CuTe's GEMM tutorials say in a handful of calls what a ladder step (``labkit.cuda.kernels.gemm_*``)
+CuTe's GEMM tutorials say in a handful of calls what a ladder step (``labkit.cuda.kernels.ladder.gemm_*``)
 spells out index by index: ``local_tile`` picks the thread block's tile of A, B and C;
 ``partition_S`` / ``partition_D`` of a TiledCopy give each thread its part of the copy into shared
 memory; ``cp_async_fence`` / ``cp_async_wait<N>`` bound the copies in flight; a k-tile loop runs over
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 from labkit import layout as lk
 from labkit.atoms import copy_atom
-from labkit.cuda.kernels.gemm_statements import select
+from labkit.cuda.kernels.ladder.gemm_statements import select
 from labkit.errors import LabkitError
 from labkit.lab.ladder_trace import _tensorcore, gemm_block_dim, kernel_lines, kernel_statements, step_config, trace
 from labkit.tiled import make_tiled_copy, make_tiled_copy_A, make_tiled_copy_B, make_tiled_mma
@@ -212,7 +212,7 @@ def _shared_layouts(cfg):
     """(sA, sB) of a tensor-core step, (row, k, stage) -> element of its shared memory: the step's
     tile layout (``gemm_layout.smem_layout``) with a stage mode whose stride is one stage,
     A then B; B starts ``bm * bk`` elements after A."""
-    from labkit.cuda.kernels.gemm_layout import smem_layout
+    from labkit.cuda.kernels.ladder.gemm_layout import smem_layout
 
     stage = (cfg.bm + cfg.bn) * cfg.bk
     out = []

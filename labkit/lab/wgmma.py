@@ -216,8 +216,8 @@ def twin_matmul(A, B, layout: str = "INTERLEAVE", tamper=None, a_from: str = "sm
 def device_matmul(A, B, layout: str = "INTERLEAVE", a_from: str = "smem") -> np.ndarray:
     """:func:`twin_matmul` on the GPU: one warpgroup's ``wgmma.mma_async`` (f32 accumulators, A
     and B K-major in ``layout``, or A in registers with ``a_from="registers"``) through
-    :mod:`labkit.cuda.kernels.wgmma_probe`, which refuses anything but an sm_90 GPU."""
-    from labkit.cuda.kernels import wgmma_probe
+    :mod:`labkit.cuda.kernels.probes.wgmma_probe`, which refuses anything but an sm_90 GPU."""
+    from labkit.cuda.kernels.probes import wgmma_probe
 
     form = "rs" if _a_from(a_from) else "ss"
     A, B, sw, _ = _operands(A, B, layout)

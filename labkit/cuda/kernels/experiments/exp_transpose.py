@@ -17,7 +17,7 @@ it read and wrote and, in the tiled kernel, the shared-memory word indices it st
 loaded: ``trace[block, step, thread, :]`` = (global read, global write, shared store, shared
 load), ``-1`` where a kernel has none.
 
->>> from labkit.cuda.kernels import exp_transpose
+>>> from labkit.cuda.kernels.experiments import exp_transpose
 >>> exp_transpose.KINDS
 ('naive', 'tiled', 'tiled_padded')
 """

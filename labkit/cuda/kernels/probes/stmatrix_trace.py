@@ -8,7 +8,7 @@ and its register count, so it runs on a GPU (sm_90 or newer) and under the CUDA 
 launch goes through :func:`labkit.cuda.jit`, which refuses an older GPU with
 :class:`labkit.errors.InstructionError`.
 
->>> from labkit.cuda.kernels import stmatrix_trace
+>>> from labkit.cuda.kernels.probes import stmatrix_trace
 >>> print(stmatrix_trace.stmatrix_kernel_source("x2.trans", 512).splitlines()[0])
 # st = ptx.stmatrix_x2_trans
 """
@@ -18,15 +18,14 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda, uint16, uint32
 
-from labkit.atoms import instructions
+from labkit.atoms import WARP, instructions
 from labkit.cuda import ptx
-from labkit.cuda.kernels.trace_kernels import ALIGN, MAX_REGS, _KERNELS, _kernel_source, _launch, parse_variant
+from labkit.cuda.kernels.probes.trace_kernels import ALIGN, MAX_REGS, _KERNELS, _kernel_source, _launch, parse_variant
 from labkit.cuda.launch import jit
 from labkit.errors import DeviceError
 
 __all__ = ["stmatrix_kernel_source", "run_stmatrix"]
 
-WARP = 32
 
 
 def _st_name(num, trans):

@@ -7,7 +7,7 @@ multiplies 4 values of A by 4 values of B for each k: 16 multiply-adds per 8 sha
 Global traffic drops by the tile width: each element of A is read N/64 times, not N.
 Out-of-range rows and columns are filled with zeros, so any M, N, K works.
 
->>> from labkit.cuda.kernels import gemm_smem
+>>> from labkit.cuda.kernels.ladder import gemm_smem
 >>> gemm_smem.TILE
 (64, 64, 32)
 """
@@ -18,7 +18,7 @@ from numba import cuda
 
 from labkit.cuda import _numba
 
-from labkit.cuda.kernels.gemm_common import check_operands, grid_2d
+from labkit.cuda.kernels.ladder.gemm_common import check_operands, grid_2d
 
 __all__ = ["STEP", "RULES", "TILE", "launch"]
 

@@ -6,15 +6,15 @@ CuTe's ``composition(Swizzle<3,3,3>, (8,(8,8)):(8,(1,64)))`` atom, repeated down
 ``c`` of row ``r`` moves to slot ``r ^ c``, so the eight rows an ldmatrix phase reads, and
 the eight chunks eight threads store, land in eight different bank groups: no conflicts.
 
->>> from labkit.cuda.kernels import gemm_swizzle
+>>> from labkit.cuda.kernels.ladder import gemm_swizzle
 >>> gemm_swizzle.CONFIG.swizzle, gemm_swizzle.CONFIG.bk
 (True, 64)
 """
 
 import dataclasses
 
-from labkit.cuda.kernels import gemm_mma
-from labkit.cuda.kernels.gemm_launch import RULES, step_functions
+from labkit.cuda.kernels.ladder import gemm_mma
+from labkit.cuda.kernels.ladder.gemm_launch import RULES, step_functions
 
 __all__ = ["STEP", "CONFIG", "RULES", "launch", "statements", "source", "kernel_config"]
 

@@ -32,7 +32,7 @@ Needs sm_90a (wgmma is arch-specific PTX: compute capability 9.0 exactly) and f3
 accumulation; any other GPU, or ``acc="f16"``, is refused with a :class:`~labkit.errors.DeviceError`
 before launch. Under numba's CUDA simulator the step is refused too (wgmma has no twin).
 
->>> from labkit.cuda.kernels import gemm_wgmma as g
+>>> from labkit.cuda.kernels.ladder import gemm_wgmma as g
 >>> cfg = g.CONFIGS[g.DEFAULT]
 >>> (cfg.bm, cfg.bn, cfg.bk), cfg.stages, cfg.consumers, cfg.threads
 ((128, 256, 64), 4, 2, 384)
@@ -49,17 +49,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from labkit.atoms.gmma_desc import make_gmma_desc, smem_tile
+from labkit.atoms.gmma_instructions import WARPGROUP
 from labkit.atoms.gmma_layouts import gmma_layout_atom
-from labkit.cuda.kernels.gemm_common import ceil_div, check_operands, set_dynamic_shared
-from labkit.cuda.kernels.gemm_config import check_sm
-from labkit.cuda.kernels.gemm_statements import Writer, render
+from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set_dynamic_shared
+from labkit.cuda.kernels.ladder.gemm_config import check_sm
+from labkit.cuda.kernels.ladder.gemm_statements import Writer, render
 from labkit.errors import DeviceError, InstructionError
 
 __all__ = ["STEP", "WgmmaConfig", "CONFIGS", "DEFAULT", "RULES", "k_descriptors", "statements",
            "source", "launch", "kernel_config", "kernel_report", "WGMMA_CALLS"]
 
 STEP = "wgmma"
-WARPGROUP = 128
 BK = 64                    # one 128-byte swizzled row of f16
 K16_STEPS = BK // 16       # wgmma k16 instructions per k-tile
 
@@ -156,7 +156,7 @@ def _mma_name(cfg):
 
 
 def statements(cfg=None, name="gemm_wgmma"):
-    """The tagged statements (:mod:`labkit.cuda.kernels.gemm_statements`) of ``cfg``'s kernel."""
+    """The tagged statements (:mod:`labkit.cuda.kernels.ladder.gemm_statements`) of ``cfg``'s kernel."""
     cfg = cfg or CONFIGS[DEFAULT]
     descs = k_descriptors(cfg)
     base = descs[0]
@@ -340,7 +340,7 @@ def namespace(cfg):
     from numba import cuda
 
     from labkit.cuda import _numba, ptx
-    from labkit.cuda.kernels import gemm_ptx
+    from labkit.cuda.kernels.ladder import gemm_ptx
 
     scope = {"cuda": cuda, "min": min, "max": max, "smem_addr": ptx.smem_addr}
     scope.update({t: getattr(_numba.types, t) for t in ("uint16", "uint32", "uint64", "int32", "float32")})
@@ -398,7 +398,7 @@ def launch(A, B, C, acc, sm, config=DEFAULT):
         raise DeviceError(f"N: step 'wgmma' stores C two f32 at a time (8-byte stores), so N must be even; got N={N}")
     from numba import cuda
 
-    from labkit.cuda.kernels.gemm_tma_maps import tensor_maps
+    from labkit.cuda.kernels.ladder.gemm_tma_maps import tensor_maps
 
     kernel = build_kernel(cfg)
     kernel.check()
@@ -435,7 +435,7 @@ def kernel_report(acc="f32", sm=90, sass_path=None, config=DEFAULT):
     """Registers, spills, shared memory and SASS mix of the compiled kernel (it must have been
     launched once). ``per_ktile`` counts one consumer warp's k-tile of the main loop (the loop
     with the most ``HGMMA``), with ``UTMALDG`` from the producer's loop."""
-    from labkit.cuda.kernels import gemm_sass
+    from labkit.cuda.kernels.ladder import gemm_sass
 
     cfg = _pick(config)
     kernel = build_kernel(cfg).dispatcher

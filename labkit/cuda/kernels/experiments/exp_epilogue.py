@@ -31,7 +31,7 @@ name                                   PTX                                      
 ``st_global_v4(dst, index, r0..r3)``   ``st.global.v4.b32`` at ``&dst[index]``        any
 =====================================  =============================================  ======
 
->>> from labkit.cuda.kernels import exp_epilogue
+>>> from labkit.cuda.kernels.experiments import exp_epilogue
 >>> exp_epilogue.ASM["st_shared_b32"]
 'st.volatile.shared.b32 [$0], $1;'
 >>> exp_epilogue.SMEM_BYTES, exp_epilogue.CTA_TILE

@@ -1,12 +1,12 @@
 """Fragment-trace plans: pure data saying which shared-memory offset every lane hands to every ldmatrix.
 
-A plan is what a trace kernel of :mod:`labkit.cuda.kernels.trace_kernels` runs, and what
+A plan is what a trace kernel of :mod:`labkit.cuda.kernels.probes.trace_kernels` runs, and what
 :mod:`labkit.sim` and the grader read; it needs no GPU and no numba. :func:`mma_plan` stages one
 warp's ``mma.sync`` operands (from the registry's ldmatrix lane rule and the entry's
 ``ldmatrix_blocks``); :func:`cta_plan` is sgemm_sm80's CTA on one 128x128x64 k-tile
 (``Swizzle<3,3,3>`` shared tiles filled by 128-bit ``cp.async``, ``ldmatrix.x4`` for both operands).
 
->>> from labkit.cuda.kernels import trace_plans
+>>> from labkit.cuda.kernels.probes import trace_plans
 >>> trace_plans.parse_variant("x4.trans")
 (4, True)
 >>> p = trace_plans.mma_plan("mma_m16n8k16_f16f16f16f16", "x4", "x2")
@@ -23,13 +23,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from labkit.atoms import elements, instructions
+from labkit.atoms import WARP, elements, instructions
 from labkit.errors import DeviceError
 
-__all__ = ["WARP", "LDMATRIX_VARIANTS", "parse_variant", "MmaPlan", "mma_plan", "CtaPlan", "cta_plan"]
+__all__ = ["LDMATRIX_VARIANTS", "parse_variant", "MmaPlan", "mma_plan", "CtaPlan", "cta_plan"]
 
 
-WARP = 32
 LDMATRIX_VARIANTS = ("x1", "x2", "x4", "x1.trans", "x2.trans", "x4.trans")
 """ldmatrix variants by the suffix of their PTX name."""
 

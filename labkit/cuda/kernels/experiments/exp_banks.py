@@ -11,7 +11,7 @@ cost of one wavefront.
 ``out[thread]`` is the thread's sum, ``8 * reps * words[lane]`` (the shared array holds
 ``word[i] = i``): the kernel reports which words it read. ``cycles[0]`` is the block's count.
 
->>> from labkit.cuda.kernels import exp_banks
+>>> from labkit.cuda.kernels.experiments import exp_banks
 >>> exp_banks.SMEM_WORDS, exp_banks.UNROLL
 (2048, 8)
 """

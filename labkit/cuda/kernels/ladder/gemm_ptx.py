@@ -35,13 +35,13 @@ bytes it expects (``mbarrier_arrive_expect_tx``) and asks the Tensor Memory Acce
 2-D box of a tensor (``tma_load_2d``); the copy engine writes the box into shared memory,
 swizzled as the tensor map says, and completes the barrier's transaction count; every thread
 then waits on the barrier's phase (``mbarrier_try_wait``). Tensor maps are made on the host by
-:func:`labkit.cuda.kernels.gemm_tensorcore.tensor_maps`.
+:func:`labkit.cuda.kernels.ladder.gemm_tensorcore.tensor_maps`.
 
 ``index`` is a tuple of integers (one per dimension of ``src``) or an int for a 1-D array.
 ``src`` must be 16-byte aligned at ``index`` (``dst`` of the stores: 4 and 8 bytes). When ``pred`` is 0 or ``src_bytes`` is 0 no
 byte is read, but ``index`` must still lie inside ``src``.
 
->>> from labkit.cuda.kernels import gemm_ptx
+>>> from labkit.cuda.kernels.ladder import gemm_ptx
 >>> gemm_ptx.MIN_SM["cp_async_cg_16_zfill"], gemm_ptx.MIN_SM["ld_global_v4"]
 (80, 0)
 >>> print(gemm_ptx.PTX["st_shared_v4"])

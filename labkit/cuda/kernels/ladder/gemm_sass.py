@@ -6,7 +6,7 @@
 of one k-tile of the main loop (:func:`ktile_mix`), and give the CTAs one multiprocessor holds
 from ``labkit.atoms.sm_limits.occupancy``.
 
->>> from labkit.cuda.kernels.gemm_config import TileConfig
+>>> from labkit.cuda.kernels.ladder.gemm_config import TileConfig
 >>> hmma_per_ktile(TileConfig(), 90), hmma_per_ktile(TileConfig(), 75)
 (128, 256)
 """
@@ -26,9 +26,9 @@ from numba import cuda
 
 from labkit.atoms.sm_limits import occupancy
 from labkit.cuda import _numba
-from labkit.cuda.kernels.gemm_codegen import kernel_source
-from labkit.cuda.kernels.gemm_config import check_sm
-from labkit.cuda.kernels.gemm_launch import build_kernel, namespace
+from labkit.cuda.kernels.ladder.gemm_codegen import kernel_source
+from labkit.cuda.kernels.ladder.gemm_config import check_sm
+from labkit.cuda.kernels.ladder.gemm_launch import build_kernel, namespace
 from labkit.errors import DeviceError
 
 __all__ = ["tool", "disassemble", "instruction_mix", "ktile_mix", "wgmma_ktile_mix", "hmma_per_ktile", "ctas_per_sm",
@@ -73,7 +73,7 @@ def disassemble(cubin_bytes):
 def hmma_per_ktile(cfg, sm):
     """``HMMA`` instructions one warp issues per k-tile: every atom of its tile, each k-block.
 
-    >>> from labkit.cuda.kernels.gemm_config import TileConfig
+    >>> from labkit.cuda.kernels.ladder.gemm_config import TileConfig
     >>> hmma_per_ktile(TileConfig(), 90), hmma_per_ktile(TileConfig(), 75)
     (128, 256)
     """

@@ -11,13 +11,13 @@ The tiles are stored row-major, 64 halves (128 bytes) a row, so the eight rows o
 ldmatrix phase reads all start in the same bank group: every ldmatrix costs 8 times
 the shared-memory wavefronts it needs. Step 4 removes exactly that.
 
->>> from labkit.cuda.kernels import gemm_mma
+>>> from labkit.cuda.kernels.ladder import gemm_mma
 >>> gemm_mma.CONFIG.swizzle, gemm_mma.CONFIG.warp_tile, gemm_mma.CONFIG.stages
 (False, (32, 32), 1)
 """
 
-from labkit.cuda.kernels.gemm_config import TileConfig
-from labkit.cuda.kernels.gemm_launch import RULES, step_functions
+from labkit.cuda.kernels.ladder.gemm_config import TileConfig
+from labkit.cuda.kernels.ladder.gemm_launch import RULES, step_functions
 
 __all__ = ["STEP", "CONFIG", "RULES", "launch", "statements", "source", "kernel_config"]
 

@@ -16,14 +16,14 @@ What changes from step 4:
 
 On sm_75 (no cp.async) the same tiles run with plain 16-byte loads and one stage.
 
->>> from labkit.cuda.kernels import gemm_pipeline
+>>> from labkit.cuda.kernels.ladder import gemm_pipeline
 >>> cfg = gemm_pipeline.CONFIGS[gemm_pipeline.DEFAULT]
 >>> cfg.warp_tile, cfg.stages, cfg.cache, cfg.smem_bytes(90) // 1024
 ((64, 64), 3, 'ca', 96)
 """
 
-from labkit.cuda.kernels.gemm_config import TileConfig
-from labkit.cuda.kernels.gemm_launch import RULES, step_functions
+from labkit.cuda.kernels.ladder.gemm_config import TileConfig
+from labkit.cuda.kernels.ladder.gemm_launch import RULES, step_functions
 
 __all__ = ["STEP", "CONFIGS", "DEFAULT", "SIMULATOR", "RULES", "launch", "statements", "source",
            "kernel_config"]

@@ -16,7 +16,7 @@ import numpy as np
 from numba import cuda
 
 from labkit.cuda import ptx
-from labkit.cuda.kernels import gemm_ptx
+from labkit.cuda.kernels.ladder import gemm_ptx
 from labkit.errors import DeviceError
 
 __all__ = ["BOX_COLUMNS", "tensor_maps"]

@@ -17,15 +17,15 @@ tiles, fragments double-buffered. The default tile is 256x128 with 8 warps and 4
 
 Needs sm_90 (TMA and mbarrier transaction counts); older GPUs are refused before launch.
 
->>> from labkit.cuda.kernels import gemm_tma
+>>> from labkit.cuda.kernels.ladder import gemm_tma
 >>> cfg = gemm_tma.CONFIGS[gemm_tma.DEFAULT]
 >>> cfg.loader, (cfg.bm, cfg.bn, cfg.bk), cfg.stages, cfg.threads
 ('tma', (256, 128, 64), 4, 256)
 """
 
-from labkit.cuda.kernels.gemm_config import TileConfig
-from labkit.cuda.kernels.gemm_launch import RULES as _TENSOR_CORE_RULES
-from labkit.cuda.kernels.gemm_launch import step_functions
+from labkit.cuda.kernels.ladder.gemm_config import TileConfig
+from labkit.cuda.kernels.ladder.gemm_launch import RULES as _TENSOR_CORE_RULES
+from labkit.cuda.kernels.ladder.gemm_launch import step_functions
 
 __all__ = ["STEP", "CONFIGS", "DEFAULT", "SIMULATOR", "RULES", "launch", "statements", "source",
            "kernel_config"]

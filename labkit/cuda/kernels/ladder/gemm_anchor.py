@@ -41,7 +41,7 @@ import tempfile
 from dataclasses import dataclass
 from typing import Callable
 
-from labkit.cuda.kernels.gemm_config import check_sm
+from labkit.cuda.kernels.ladder.gemm_config import check_sm
 
 __all__ = ["cutlass_dir", "nvcc_path", "build_command", "Anchor", "AnchorSpec", "ANCHORS",
            "anchors", "parse_output", "build_notes"]
@@ -147,7 +147,7 @@ def cutlass_dir(source=SOURCE):
 
 def nvcc_path():
     """nvcc on the PATH or under ``$CUDA_HOME/bin``, or None."""
-    from labkit.cuda.kernels.gemm_sass import tool
+    from labkit.cuda.kernels.ladder.gemm_sass import tool
 
     return tool("nvcc")
 

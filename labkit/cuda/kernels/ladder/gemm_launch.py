@@ -6,7 +6,7 @@ hands the function to ``numba.cuda.jit``; :func:`launch` checks the operands and
 no-argument function that launches it; :func:`step_functions` gives a ladder step its
 ``statements``, ``source``, ``launch`` and ``kernel_config``.
 
->>> from labkit.cuda.kernels.gemm_config import TileConfig
+>>> from labkit.cuda.kernels.ladder.gemm_config import TileConfig
 >>> statements, source, launch, kernel_config = step_functions("mma", "gemm_mma",
 ...     TileConfig(stages=1, double_buffer=False))
 >>> kernel_config()[1], "def gemm_mma(" in source(), statements()[0].kind
@@ -23,12 +23,12 @@ import numpy as np
 from numba import cuda
 
 from labkit.cuda import _numba, ptx
-from labkit.cuda.kernels import gemm_ptx
-from labkit.cuda.kernels.gemm_codegen import INTRINSICS, TYPES, kernel_source, statements
-from labkit.cuda.kernels.gemm_common import ceil_div, check_operands, set_dynamic_shared
-from labkit.cuda.kernels.gemm_config import TileConfig, check_sm
-from labkit.cuda.kernels.gemm_layout import offset_function
-from labkit.cuda.kernels.gemm_tma_maps import tensor_maps
+from labkit.cuda.kernels.ladder import gemm_ptx
+from labkit.cuda.kernels.ladder.gemm_codegen import INTRINSICS, TYPES, kernel_source, statements
+from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set_dynamic_shared
+from labkit.cuda.kernels.ladder.gemm_config import TileConfig, check_sm
+from labkit.cuda.kernels.ladder.gemm_layout import offset_function
+from labkit.cuda.kernels.ladder.gemm_tma_maps import tensor_maps
 from labkit.errors import DeviceError
 
 __all__ = ["RULES", "namespace", "build_kernel", "launch_config", "launch", "step_functions"]
@@ -47,7 +47,7 @@ def _jit_offset(fn):
 
 def namespace(cfg):
     """What the generated source of ``cfg``'s kernel refers to: each intrinsic of
-    :data:`~labkit.cuda.kernels.gemm_codegen.INTRINSICS`, numba's scalar types, ``cuda``,
+    :data:`~labkit.cuda.kernels.ladder.gemm_codegen.INTRINSICS`, numba's scalar types, ``cuda``,
     ``min``/``max`` and the compiled ``smem_offset`` of its shared-memory layout."""
     scope = {"cuda": cuda, "min": min, "max": max,
              "smem_offset": _jit_offset(offset_function(cfg.smem_kind, cfg.bk))}

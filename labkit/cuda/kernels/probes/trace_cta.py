@@ -2,10 +2,10 @@
 
 128 threads (2x2 warps, ``SM80_16x8x16_F16F16F16F16_TN`` tiled 32x32x16) fill A and B tiles
 (128x64, K-major, ``Swizzle<3,3,3>``) with 128-bit ``cp.async`` at the offsets of
-:func:`labkit.cuda.kernels.trace_plans.cta_plan`, load them with ``ldmatrix.x4`` and record the
+:func:`labkit.cuda.kernels.probes.trace_plans.cta_plan`, load them with ``ldmatrix.x4`` and record the
 registers; the kernel is a plain ``@cuda.jit`` function, so it also runs under the CUDA simulator.
 
->>> from labkit.cuda.kernels import trace_cta
+>>> from labkit.cuda.kernels.probes import trace_cta
 >>> print(trace_cta.cta_kernel_source(1).splitlines()[0])
 # ld = ptx.ldmatrix_x4
 """
@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda, uint16, uint32
 
-from labkit.atoms import instructions
+from labkit.atoms import WARP, instructions
 from labkit.cuda import ptx
-from labkit.cuda.kernels.trace_launch import ALIGN, _KERNELS, _kernel_source, _launch
-from labkit.cuda.kernels.trace_plans import WARP, CtaPlan
+from labkit.cuda.kernels.probes.trace_launch import ALIGN, _KERNELS, _kernel_source, _launch
+from labkit.cuda.kernels.probes.trace_plans import CtaPlan
 from labkit.cuda.launch import jit
 from labkit.errors import DeviceError
 

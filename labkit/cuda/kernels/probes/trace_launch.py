@@ -1,11 +1,11 @@
 """What every trace kernel shares: aligned shared arrays, its register limit, one build per key, a launch.
 
-The trace kernels (:mod:`~labkit.cuda.kernels.trace_kernels`, :mod:`~labkit.cuda.kernels.trace_cta`,
-:mod:`~labkit.cuda.kernels.stmatrix_trace`) are built once per key into ``_KERNELS``, show
+The trace kernels (:mod:`~labkit.cuda.kernels.probes.trace_kernels`, :mod:`~labkit.cuda.kernels.probes.trace_cta`,
+:mod:`~labkit.cuda.kernels.probes.stmatrix_trace`) are built once per key into ``_KERNELS``, show
 their source with the constants they close over (``_kernel_source``) and launch with numba's
 performance warnings silenced (``_launch``).
 
->>> from labkit.cuda.kernels import trace_launch
+>>> from labkit.cuda.kernels.probes import trace_launch
 >>> trace_launch.MAX_REGS
 4
 >>> entry, intrinsic = trace_launch._ldmatrix("x2.trans")
@@ -19,7 +19,7 @@ import warnings
 
 from labkit.atoms import instructions
 from labkit.cuda import ptx
-from labkit.cuda.kernels.trace_plans import _ld_name, parse_variant
+from labkit.cuda.kernels.probes.trace_plans import _ld_name, parse_variant
 from labkit.errors import DeviceError
 
 __all__ = ["ALIGN", "MAX_REGS"]

@@ -12,7 +12,7 @@ Two kinds:
 
 - ``"scalar"``: one 2-byte load and one 2-byte store per value (``UniversalCopy`` of a half);
 - ``"vector"``: one value is 8 halves down a column: a 16-byte ``ld.global.v4.u32``
-  (predicated, :func:`labkit.cuda.kernels.gemm_ptx.ld_global_v4`) and four 4-byte stores. It
+  (predicated, :func:`labkit.cuda.kernels.ladder.gemm_ptx.ld_global_v4`) and four 4-byte stores. It
   needs the column mode contiguous (``s0 == 1``), ``M`` a multiple of 8 and ``s1`` a multiple of
   8, so that every vector starts on a 16-byte boundary and lies wholly inside or outside.
 
@@ -20,7 +20,7 @@ Two kinds:
 ``(block, thread, value)``, the element offset the thread read, or -1 where the value was masked.
 
 >>> import numpy as np
->>> from labkit.cuda.kernels import exp_predicated_copy as k
+>>> from labkit.cuda.kernels.experiments import exp_predicated_copy as k
 >>> try:
 ...     k.check_args("vector", np.zeros(1001 * 8, np.uint16), np.zeros(1001 * 8, np.uint16),
 ...                  (1001, 8), (1, 1001), np.zeros((256, 8, 2), np.int32))
@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from labkit.cuda.kernels.gemm_ptx import ld_global_v4
+from labkit.cuda.kernels.ladder.gemm_ptx import ld_global_v4
 from labkit.cuda.launch import jit
 from labkit.errors import DeviceError
 

@@ -11,7 +11,7 @@ Chapter 1's experiment (row-major, column-major, padded rows) and chapter 4's (a
 broadcast and an offset selecting a sub-tile) run this kernel.
 
 >>> import numpy as np
->>> from labkit.cuda.kernels import exp_copy
+>>> from labkit.cuda.kernels.experiments import exp_copy
 >>> try:
 ...     exp_copy.check_args(np.zeros(10, np.int32), (32, 30), (30, 1), 0)
 ... except ValueError as e:
@@ -103,7 +103,7 @@ def copy(shape, stride, offset=0):
     """Run once on numpy data: ``src[k] = k`` (int32), so ``dst[i, j]`` is the offset the thread
     of ``(i, j)`` read. Returns ``dst`` as ``(M, N)``.
 
-    >>> from labkit.cuda.kernels import exp_copy
+    >>> from labkit.cuda.kernels.experiments import exp_copy
     >>> exp_copy.copy((32, 32), (1, 32))[1, :4].tolist()      # doctest: +SKIP
     [1, 33, 65, 97]
     """

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from labkit.cuda.kernels.gemm_config import check_sm
+from labkit.cuda.kernels.ladder.gemm_config import check_sm
 from labkit.errors import DeviceError
 
 __all__ = [

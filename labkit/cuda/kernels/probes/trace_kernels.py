@@ -25,11 +25,11 @@ same function runs on a GPU and under the CUDA simulator; every launch goes thro
 :func:`labkit.cuda.jit` and checks the device's SM first. Shared arrays are declared 128-byte aligned on a GPU
 (ldmatrix rows and cp.async destinations must be 16-byte aligned).
 
-The plans live in :mod:`~labkit.cuda.kernels.trace_plans`, what the kernels share in
-:mod:`~labkit.cuda.kernels.trace_launch`, the CTA kernel in :mod:`~labkit.cuda.kernels.trace_cta`;
+The plans live in :mod:`~labkit.cuda.kernels.probes.trace_plans`, what the kernels share in
+:mod:`~labkit.cuda.kernels.probes.trace_launch`, the CTA kernel in :mod:`~labkit.cuda.kernels.probes.trace_cta`;
 this module holds the one-warp kernels and hands every name on.
 
->>> from labkit.cuda.kernels import trace_kernels
+>>> from labkit.cuda.kernels.probes import trace_kernels
 >>> p = trace_kernels.mma_plan("mma_m16n8k16_f16f16f16f16", "x4", "x2")
 >>> p.a_offsets[0, [0, 1, 8, 16, 31]].tolist()     # lane 16 starts row A(0, 8..15)
 [0, 16, 128, 8, 248]
@@ -45,12 +45,12 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda, float32, int32, uint16, uint32
 
-from labkit.atoms import elements
+from labkit.atoms import WARP, elements
 from labkit.cuda import ptx
-from labkit.cuda.kernels.trace_cta import _aligned_copy, _cta_kernel, cta_kernel_source, run_cta  # noqa: F401
-from labkit.cuda.kernels.trace_launch import (ALIGN, MAX_REGS, _KERNELS, _check_regs,  # noqa: F401
+from labkit.cuda.kernels.probes.trace_cta import _aligned_copy, _cta_kernel, cta_kernel_source, run_cta  # noqa: F401
+from labkit.cuda.kernels.probes.trace_launch import (ALIGN, MAX_REGS, _KERNELS, _check_regs,  # noqa: F401
                                               _kernel_source, _launch, _ldmatrix)
-from labkit.cuda.kernels.trace_plans import (LDMATRIX_VARIANTS, WARP, CtaPlan, MmaPlan,  # noqa: F401
+from labkit.cuda.kernels.probes.trace_plans import (LDMATRIX_VARIANTS, CtaPlan, MmaPlan,  # noqa: F401
                                              _lane_rows, _ld_name, cta_plan, mma_plan, parse_variant)
 from labkit.cuda.launch import jit
 from labkit.errors import DeviceError

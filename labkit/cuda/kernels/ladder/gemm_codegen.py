@@ -1,7 +1,7 @@
 """The tensor-core GEMM kernels of the ladder (steps 3-6), written out as tagged statements.
 
-:func:`statements` writes the numba kernel of one :class:`~labkit.cuda.kernels.gemm_config.TileConfig`,
-accumulator and SM as a list of :class:`~labkit.cuda.kernels.gemm_statements.Statement`, every
+:func:`statements` writes the numba kernel of one :class:`~labkit.cuda.kernels.ladder.gemm_config.TileConfig`,
+accumulator and SM as a list of :class:`~labkit.cuda.kernels.ladder.gemm_statements.Statement`, every
 register a named local variable: the MMA loops are unrolled in the source itself, so no
 accumulator or fragment ever lives in an array (which would put it in local memory) and every
 shared-memory offset in the inner loop is a constant. Each statement says which intrinsic it
@@ -21,7 +21,7 @@ instead (their products only reach rows or columns of C that are never stored), 
 k-tiles start at column ``K - ktiles*bk <= 0``, so only the first one can be partial; its
 columns below 0 are zero-filled (``cp.async`` with a source size of 0).
 
->>> from labkit.cuda.kernels.gemm_config import TileConfig
+>>> from labkit.cuda.kernels.ladder.gemm_config import TileConfig
 >>> cfg = TileConfig(bm=64, bn=64, bk=64, warps_m=2, warps_n=2, stages=1, swizzle=False,
 ...                  double_buffer=False)
 >>> st = statements(cfg, "f32", 80)
@@ -34,9 +34,9 @@ columns below 0 are zero-filled (``cp.async`` with a source size of 0).
 from __future__ import annotations
 
 from labkit.atoms.instructions import instruction, require_sm
-from labkit.cuda.kernels.gemm_config import check_sm
-from labkit.cuda.kernels.gemm_layout import lane_expr, ldmatrix_lanes, offset_function
-from labkit.cuda.kernels.gemm_statements import Writer, render
+from labkit.cuda.kernels.ladder.gemm_config import check_sm
+from labkit.cuda.kernels.ladder.gemm_layout import lane_expr, ldmatrix_lanes, offset_function
+from labkit.cuda.kernels.ladder.gemm_statements import Writer, render
 from labkit.errors import DeviceError
 
 __all__ = ["INTRINSICS", "TYPES", "mma_name", "statements", "kernel_source"]

@@ -5,7 +5,7 @@ and accumulating in a scalar. Every element of A is read N times and every eleme
 M times: the kernel moves ``2*M*N*K`` fp16 values for ``2*M*N*K`` flops, so memory traffic,
 not arithmetic, sets its speed.
 
->>> from labkit.cuda.kernels import gemm_naive
+>>> from labkit.cuda.kernels.ladder import gemm_naive
 >>> gemm_naive.RULES["min_sm"]
 53
 """
@@ -16,7 +16,7 @@ from numba import cuda
 
 from labkit.cuda import _numba
 
-from labkit.cuda.kernels.gemm_common import check_operands, grid_2d
+from labkit.cuda.kernels.ladder.gemm_common import check_operands, grid_2d
 
 __all__ = ["STEP", "RULES", "BLOCK", "launch"]
 

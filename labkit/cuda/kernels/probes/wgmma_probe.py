@@ -24,7 +24,7 @@ run as in CuTe's RS mainloop (A must stay unchanged until ``wait_group``).
 The image is the input of ``labkit.sim.wgmma`` too, so the twin and the device read the very same
 bytes through the very same descriptors (``python -m labkit verify``).
 
->>> from labkit.cuda.kernels import wgmma_probe as wp
+>>> from labkit.cuda.kernels.probes import wgmma_probe as wp
 >>> p = wp.make_plan("wgmma_m64n64k16_f32f16f16_ss", "MN", "SW64", "MN", "SW64")
 >>> p.trans, p.steps, [hex(int(d)) for d in p.descs[0]]
 ((1, 1), 4, ['0x8000004000200000', '0x8000004000200200'])

@@ -15,12 +15,12 @@ step          what it adds
               consumer warpgroups of m64n256k16, full/empty mbarriers, persistent CTAs
 ============  ==============================================================================
 
-Each step is a module ``labkit.cuda.kernels.gemm_<step>`` with a ``launch(A, B, C, acc,
+Each step is a module ``labkit.cuda.kernels.ladder.gemm_<step>`` with a ``launch(A, B, C, acc,
 sm)`` that checks the operands (a :class:`labkit.errors.DeviceError` names the argument and
 the rule) and returns a function that launches the kernel. :func:`gemm` wraps it for numpy
 inputs; :func:`check` runs a step on fresh random inputs against a float64 reference.
 
->>> from labkit.cuda.kernels import gemm
+>>> from labkit.cuda.kernels.ladder import gemm
 >>> gemm.STEPS, gemm.ALL_STEPS[-1]
 (('naive', 'smem', 'mma', 'swizzle', 'pipeline', 'tma'), 'wgmma')
 >>> try:
@@ -34,7 +34,7 @@ import importlib
 
 import numpy as np
 
-from labkit.cuda.kernels.gemm_common import (
+from labkit.cuda.kernels.ladder.gemm_common import (
     check_operands,
     output_dtype,
     random_operands,
@@ -42,7 +42,7 @@ from labkit.cuda.kernels.gemm_common import (
     relative_error,
     tolerance,
 )
-from labkit.cuda.kernels.gemm_config import check_sm
+from labkit.cuda.kernels.ladder.gemm_config import check_sm
 from labkit.errors import DeviceError
 
 __all__ = ["STEPS", "ALL_STEPS", "step_module", "prepare", "gemm", "check", "kernel_report"]
@@ -67,7 +67,7 @@ def step_module(step):
     """The module that implements ``step`` (imported on first use)."""
     if step not in ALL_STEPS:
         raise DeviceError(f"step: must be one of {ALL_STEPS}, got {step!r}")
-    return importlib.import_module(f"labkit.cuda.kernels.gemm_{step}")
+    return importlib.import_module(f"labkit.cuda.kernels.ladder.gemm_{step}")
 
 
 def prepare(step, A, B, C=None, acc="f32", sm=None, **options):
@@ -124,11 +124,11 @@ def check(step, M, N, K, acc="f32", sm=None, seed=None, **options):
 def kernel_report(step, acc="f32", sm=None, sass_path=None, **options):
     """Registers, spills and SASS instruction mix of a tensor-core step's compiled kernel.
 
-    Only the steps built by :mod:`labkit.cuda.kernels.gemm_codegen` (``mma``, ``swizzle``,
+    Only the steps built by :mod:`labkit.cuda.kernels.ladder.gemm_codegen` (``mma``, ``swizzle``,
     ``pipeline``, ``tma``) have one; the kernel must have run once. See
-    :func:`labkit.cuda.kernels.gemm_sass.kernel_report`.
+    :func:`labkit.cuda.kernels.ladder.gemm_sass.kernel_report`.
     """
-    from labkit.cuda.kernels import gemm_sass
+    from labkit.cuda.kernels.ladder import gemm_sass
 
     mod = step_module(step)
     if hasattr(mod, "kernel_report"):  # a step with its own report (wgmma: HGMMA per k-tile)
