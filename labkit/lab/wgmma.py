@@ -17,7 +17,8 @@ from labkit.atoms.gmma_instructions import WARPGROUP
 from labkit.lab.wgmma_base_offset import base_offset_reads, base_offset_wrong, right_base_offset, stored_chunk
 from labkit.lab.wgmma_descriptors import (LAYOUTS, atom_table, core_matrix_starts, descriptor, descriptor_table,
                                           element_atom, operand_layout, stage)
-from labkit.lab.wgmma_matmul import device_matmul, sm90_present, twin_matmul, wrong_descriptor_table, wrong_descriptors
+from labkit.lab.wgmma_matmul import (device_matmul, sm90_present, twin_matmul, wrong_descriptor_table,
+                                     wrong_descriptors)
 from labkit.lab.wgmma_pipeline import Event, Schedule, ceiling_ratio, fixed_cost_split, pipeline_schedule
 from labkit.lab.wgmma_registers import (a_layout, a_owner, a_warp_layout, a_warp_layout_matches, c_layout, owner,
                                         owner_grid, registers_text, warp_layout, warp_layout_matches)
