@@ -1,36 +1,22 @@
-"""The layout algebra step by step: the intermediate values CuTe computes on the way.
-
-``composition``, ``complement``, ``right_inverse`` and ``left_inverse`` of
-:mod:`labkit.layout.algebra` give only the answer. The functions here walk the same
-procedure (``include/cute/layout.hpp``) and keep every intermediate value, so that a reader
-can follow, and predict, a new case. Every final answer is taken from the algebra itself
-(``composition(A, B)``, ``complement(L, n)``, ...), and each trace checks that its own steps
-rebuild that answer.
-
->>> import labkit as lk
->>> from labkit.layout import steps
->>> t = steps.composition_steps(lk.parse_layout("(_4,_8):(_8,_1)"), lk.parse_layout("_4:_2"))
->>> print(t.result, t.exact)
-(_2,_2):(_16,_1) True
->>> print(steps.complement_steps(lk.parse_layout("(_2,_2):(_1,_6)"), 24).result)
-(_3,2):(_2,_12)
+"""``composition`` and ``complement`` of :mod:`labkit.layout.compose`, step by step: composition
+mode by mode (each mode of B walked over the modes of ``coalesce_x(A)``), and the complement's
+gaps taken in order of stride. Each trace rebuilds the algebra's own answer.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from ..errors import LayoutError
-from .int_tuple import S, is_int, ceil_div, coalesce_shape, flatten_tuple, fmt
-from .coordinates import compact_major
-from .layout import Layout, make_layout, size, cosize, coalesce_x, _as_layout
-from .simplify import coalesce, filter as filter_layout
-from .compose import composition, complement
-from .inverses import right_inverse, left_inverse, _exchange_sort, _prefix_products
+from ...errors import LayoutError
+from ..compose import composition, complement
+from ..coordinates import compact_major
+from ..int_tuple import S, ceil_div, coalesce_shape, flatten_tuple, fmt
+from ..inverses import left_inverse, _exchange_sort
+from ..layout import Layout, make_layout, size, cosize, coalesce_x, _as_layout
+from ..simplify import coalesce, filter as filter_layout
 
 __all__ = ["WalkStep", "ModeWalk", "CompositionSteps", "composition_steps", "ComplementPick",
-           "ComplementSteps", "complement_steps", "InverseStep", "InverseSteps",
-           "right_inverse_steps", "left_inverse_steps", "left_inverse_from_complement"]
+           "ComplementSteps", "complement_steps"]
 
 
 def _st(x):
@@ -44,11 +30,6 @@ def _L(shape, stride):
     return Layout(tuple(shape), tuple(stride))
 
 
-def _values(layout, n):
-    return [int(layout(i)) for i in range(n)]
-
-
-# --------------------------------------------------------------------------- composition
 
 @dataclass(frozen=True)
 class WalkStep:
@@ -126,8 +107,8 @@ class CompositionSteps:
         ``R(i) = sum_k (A o B_k)(i_k)``. That is ``A(B(i))`` only if the offsets of B's modes
         add inside ``A`` without carrying from one of A's modes into the next. True when,
         for every ``i``, ``A(B(i)) == sum_k A(B_k(i_k))``."""
-        from .coordinates import idx2crd
-        from .layout import flatten
+        from ..coordinates import idx2crd
+        from ..layout import flatten
         leaves = [m.b_mode for m in self.modes]
         for i in range(int(size(self.b))):
             crd = idx2crd(i, self.b.shape)
@@ -268,8 +249,6 @@ def composition_steps(a, b) -> CompositionSteps:
     return CompositionSteps(a, b, flat, tuple(modes), result, diff is None, diff)
 
 
-# --------------------------------------------------------------------------- complement
-
 @dataclass(frozen=True)
 class ComplementPick:
     """One mode of the filtered layout, taken in order of stride: the gap below it becomes a
@@ -369,151 +348,3 @@ def complement_steps(layout, cotarget=None) -> ComplementSteps:
                           f"{result}")
     return ComplementSteps(layout, cotarget, f, _L(srt_s, srt_d), tuple(picks), last, rest,
                            unco, result)
-
-
-# --------------------------------------------------------------------------- inverses
-
-@dataclass(frozen=True)
-class InverseStep:
-    """One mode of ``coalesce(L)`` in sorted order: ``used`` with ``new = shape:prefix`` or
-    passed over (``why``)."""
-
-    index: int
-    shape: object
-    stride: object
-    prefix: object           # the product of the extents before this mode in L
-    used: bool
-    new: tuple | None
-    why: str
-
-
-@dataclass(frozen=True)
-class InverseSteps:
-    kind: str                 # "right_inverse" or "left_inverse"
-    layout: Layout
-    coalesced: Layout
-    order: tuple              # the modes of `coalesced` by increasing (static) stride
-    steps: tuple
-    result: Layout            # from the algebra
-    holds_for: int            # right: L(R(k)) == k for k < holds_for; left: R(L(i)) == i ...
-    identity: bool            # the defining law holds on its whole domain
-
-    def __str__(self):
-        lines = [f"{self.kind}({self.layout}): coalesce -> {self.coalesced}, "
-                 f"sorted mode order {list(self.order)}"]
-        for s in self.steps:
-            tail = f"-> {fmt(s.new[0])}:{fmt(s.new[1])}" if s.used else f"passed over: {s.why}"
-            lines.append(f"  mode {s.index} {fmt(s.shape)}:{fmt(s.stride)} (prefix "
-                         f"{fmt(s.prefix)}) {tail}")
-        law = "L(R(k)) == k" if self.kind == "right_inverse" else "R(L(i)) == i"
-        lines.append(f"= {self.result}; {law} {'everywhere' if self.identity else 'fails'}")
-        return "\n".join(lines)
-
-
-def _flat_modes(layout):
-    c = coalesce(layout)
-    shp = c.shape if isinstance(c.shape, tuple) else (c.shape,)
-    std = c.stride if isinstance(c.stride, tuple) else (c.stride,)
-    return c, shp, std
-
-
-def right_inverse_steps(layout) -> InverseSteps:
-    """Trace ``right_inverse(L)``: the offsets ``0, 1, 2, ...`` back to L's indices.
-
-    CuTe coalesces ``L``, drops run-time strides, sorts the rest by stride and walks them
-    from ``curr = 1``: a mode whose stride is exactly ``curr`` continues the run of offsets,
-    gives the inverse a mode ``shape:prefix`` (prefix: the product of the extents before it
-    in ``L``, so it steps L's index by one of this mode's coordinates) and sets ``curr`` to
-    ``shape*stride``. Any other mode is passed over: an offset below it is missing (a gap)
-    or reached twice. The run is the inverse.
-
-    >>> import labkit as lk
-    >>> print(right_inverse_steps(lk.parse_layout("(_4,_8):(_16,_1)")).result)
-    _8:_4
-    """
-    layout = _as_layout(layout, "right_inverse_steps")
-    result = right_inverse(layout)
-    c, shp, std = _flat_modes(layout)
-    pre = _prefix_products(shp)
-    static = [i for i, d in enumerate(std) if _st(d)]
-    keys = [int(std[i]) for i in static]
-    order = tuple(static[k] for k in _exchange_sort(keys)) if len(static) > 1 else tuple(static)
-    steps, out_s, out_d = [], [S(1)], [S(0)]
-    curr = S(1)
-    for i in range(len(std)):
-        if not _st(std[i]):
-            steps.append(InverseStep(i, shp[i], std[i], pre[i], False, None,
-                                     "a run-time stride (CuTe cannot sort it)"))
-    for i in order:
-        if _st(curr) and int(std[i]) == int(curr):
-            steps.append(InverseStep(i, shp[i], std[i], pre[i], True, (shp[i], pre[i]), ""))
-            out_s.append(shp[i])
-            out_d.append(pre[i])
-            curr = shp[i] * std[i]
-        else:
-            why = (f"stride {int(std[i])} is not the next offset {int(curr)}"
-                   if _st(curr) else "the run ended at a run-time extent")
-            steps.append(InverseStep(i, shp[i], std[i], pre[i], False, None, why))
-    rebuilt = coalesce(_L(out_s, out_d)) if len(out_s) > 1 else Layout(S(1), S(0))
-    if str(rebuilt) != str(result):
-        raise LayoutError(f"right_inverse_steps: the steps give {rebuilt}, the algebra {result}")
-    n = int(size(result))
-    ok = all(int(layout(int(result(k)))) == k for k in range(n))
-    return InverseSteps("right_inverse", layout, c, order, tuple(steps), result, n, ok)
-
-
-def left_inverse_steps(layout) -> InverseSteps:
-    """Trace ``left_inverse(L)``: an offset of L back to the index that reaches it.
-
-    CuTe coalesces ``L`` (all strides must be static), sorts by stride and skips stride-0
-    modes. Each mode gets a mode ``stride / size_so_far : prefix`` in the inverse: the
-    extent covers the offsets from the previous modes up to this stride, gaps included (so
-    the stride must be a multiple of the size so far: "Left inverse divisibility
-    condition"). The largest mode's own extent closes the inverse.
-
-    >>> import labkit as lk
-    >>> print(left_inverse_steps(lk.parse_layout("(_4,_8):(_16,_1)")).result)
-    (_16,_4):(_4,_1)
-    """
-    layout = _as_layout(layout, "left_inverse_steps")
-    result = left_inverse(layout)
-    c, shp, std = _flat_modes(layout)
-    pre = _prefix_products(shp)
-    order = tuple(_exchange_sort([int(d) for d in std])) if len(std) > 1 else (0,)
-    steps, out_s, out_d = [], [], [S(0)]
-    so_far = S(1)
-    for i in order:
-        if int(std[i]) == 0:
-            steps.append(InverseStep(i, shp[i], std[i], pre[i], False, None,
-                                     "stride 0: a broadcast adds no offsets"))
-            continue
-        q = std[i] // so_far
-        steps.append(InverseStep(i, shp[i], std[i], pre[i], True, (q, pre[i]), ""))
-        out_s.append(q)
-        out_d.append(pre[i])
-        so_far = so_far * q
-    out_s.append(shp[order[-1]])
-    rebuilt = coalesce(_L(out_s, out_d))
-    if str(rebuilt) != str(result):
-        raise LayoutError(f"left_inverse_steps: the steps give {rebuilt}, the algebra {result}")
-    n = int(size(layout))
-    ok = all(int(result(int(layout(i)))) == i for i in range(n))
-    return InverseSteps("left_inverse", layout, c, order, tuple(steps), result, n, ok)
-
-
-def left_inverse_from_complement(layout):
-    """``right_inverse(make_layout(L, complement(L)))``: a left inverse of an injective ``L``
-    built from the complement and the right inverse.
-
-    When every gap of the complement divides exactly (:attr:`ComplementSteps.exact`),
-    ``(L, complement(L))`` reaches every offset up to its cosize exactly once, so its right
-    inverse is defined everywhere there; on the offsets L reaches it returns L's own index.
-    Where a gap truncates, offsets are missing and the right inverse stops early.
-
-    >>> import labkit as lk
-    >>> L = lk.parse_layout("(_4,_8):(_16,_1)")
-    >>> print(left_inverse_from_complement(L), lk.left_inverse(L))
-    (_16,_4):(_4,_1) (_16,_4):(_4,_1)
-    """
-    layout = _as_layout(layout, "left_inverse_from_complement")
-    return right_inverse(make_layout(layout, complement(layout)))
