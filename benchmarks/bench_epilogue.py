@@ -30,7 +30,7 @@ from pathlib import Path
 
 def _resources():
     """Registers and local (spill) bytes per thread of every compiled epilogue kernel."""
-    from labkit.cuda.kernels import exp_epilogue as ke
+    from labkit.cuda.kernels.experiments import exp_epilogue as ke
 
     out = []
     for key, kernel in ke._KERNELS.items():

@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from labkit.cuda.kernels import gemm  # noqa: E402
+from labkit.cuda.kernels.ladder import gemm  # noqa: E402
 
 SHAPES = [(257, 263, 136), (512, 512, 512), (1000, 776, 1032), (300, 520, 72)]
 

@@ -11,8 +11,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from numba import cuda  # noqa: E402
 
-from labkit.cuda.kernels import gemm  # noqa: E402
-from labkit.cuda.kernels.gemm_common import random_operands  # noqa: E402
+from labkit.cuda.kernels.ladder import gemm  # noqa: E402
+from labkit.cuda.kernels.ladder.gemm_common import random_operands  # noqa: E402
 
 step, config, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
 A, B = random_operands(size, size, size, seed=5)

@@ -60,8 +60,8 @@ def worker(step, config, acc, sizes, lock_path, queue):
         import torch
         from numba import cuda
 
-        from labkit.cuda.kernels import gemm
-        from labkit.cuda.kernels.gemm_common import output_dtype, tolerance
+        from labkit.cuda.kernels.ladder import gemm
+        from labkit.cuda.kernels.ladder.gemm_common import output_dtype, tolerance
         from labkit.cuda.launch import device_sm
 
         sm = device_sm()
@@ -118,7 +118,7 @@ def main(argv=None):
     p.add_argument("--jobs", type=int, default=min(12, os.cpu_count() or 1))
     p.add_argument("--out", default=None)
     args = p.parse_args(argv)
-    from labkit.cuda.kernels import gemm
+    from labkit.cuda.kernels.ladder import gemm
 
     jobs = []
     for item in args.step or ["pipeline:all"]:

@@ -38,7 +38,7 @@ def fit(ks, ms):
 def main():
     from numba import cuda
 
-    from labkit.cuda.kernels import gemm, gemm_wgmma
+    from labkit.cuda.kernels.ladder import gemm, gemm_wgmma
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     from gemm_wgmma_run import device_info, median_ms, time_torch
 

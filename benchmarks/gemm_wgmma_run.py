@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 from numba import cuda  # noqa: E402
 
-from labkit.cuda.kernels import gemm, gemm_wgmma  # noqa: E402
+from labkit.cuda.kernels.ladder import gemm, gemm_wgmma  # noqa: E402
 
 
 def median_ms(launches, warmup, reps):

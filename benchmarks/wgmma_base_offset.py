@@ -1,7 +1,7 @@
 """What does wgmma read when a swizzled operand starts off the swizzle pattern's 1024-byte boundary?
 
 One warpgroup's ``wgmma.mma_async.m64n64k16.f32.f16.f16`` (the probe kernel of
-``labkit.cuda.kernels.wgmma_probe``) reads a K-major, 128-byte swizzled A of 64 x 64 halves placed
+``labkit.cuda.kernels.probes.wgmma_probe``) reads a K-major, 128-byte swizzled A of 64 x 64 halves placed
 at six start addresses (one on the boundary, five past it by 1 to 10 rows of 128 bytes) in two
 ways: swizzled on the absolute shared-memory address, as CuTe's ``Sw<3,4,3>`` pointer writes it,
 and with the pattern restarted at the start address (``labkit.cli.verify_wgmma.offset_image``).
@@ -75,7 +75,7 @@ def summarize(records, date, gpu) -> dict:
 
 
 def main():
-    from labkit.cuda.kernels import wgmma_probe as wp
+    from labkit.cuda.kernels.probes import wgmma_probe as wp
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--json", default=None)

@@ -29,7 +29,7 @@ import numba  # noqa: E402
 from numba import cuda  # noqa: E402
 
 from labkit.cuda import ptx  # noqa: E402
-from labkit.cuda.kernels import wgmma_probe as wp  # noqa: E402
+from labkit.cuda.kernels.probes import wgmma_probe as wp  # noqa: E402
 from labkit.cuda.launch import jit  # noqa: E402
 
 FLOP_PER_WGMMA = 2 * 64 * 256 * 16

@@ -156,6 +156,41 @@ def test_no_files_import_each_other_in_a_circle():
     assert not bad, f"files that import each other: {bad}"
 
 
+# The kernels' three rooms (ARCHITECTURE.md, floor 5): the GEMM ladder, the chapters' experiments,
+# traces and probes. The experiments may use the ladder's PTX; no other room imports another.
+KERNEL_ROOMS = ("labkit.cuda.kernels.ladder", "labkit.cuda.kernels.experiments", "labkit.cuda.kernels.probes")
+KERNEL_ROOM_IMPORTS = {("labkit.cuda.kernels.experiments", "labkit.cuda.kernels.ladder")}
+
+
+def kernel_room(name: str) -> str:
+    return next((r for r in KERNEL_ROOMS if name == r or name.startswith(r + ".")), "")
+
+
+def test_the_kernel_rooms_import_one_way():
+    assert all(r in MODULES for r in KERNEL_ROOMS)
+    assert not [m for m in MODULES if m.startswith("labkit.cuda.kernels.") and not kernel_room(m)], \
+        "every kernel module lives in one of the rooms ladder/, experiments/, probes/"
+    bad = {(m, t) for m, ts in GRAPH.items() for t in ts
+           if kernel_room(m) and kernel_room(t) and kernel_room(m) != kernel_room(t)
+           and (kernel_room(m), kernel_room(t)) not in KERNEL_ROOM_IMPORTS}
+    assert not bad, f"kernel rooms that import each other: {sorted(bad)}"
+
+
+# A module one can read: none over 500 lines. The exceptions are being split by their owners.
+MAX_LINES = 500
+LONG_MODULES = {
+    "labkit/atoms/instructions.py",     # being split by its owner
+    "labkit/lab/measurements.py",       # being split by its owner
+}
+
+
+def test_no_module_is_over_500_lines():
+    long = {str(p.relative_to(PACKAGE.parent)): n for p in MODULES.values()
+            if (n := len(p.read_text().splitlines())) > MAX_LINES}
+    over = {p: n for p, n in long.items() if p not in LONG_MODULES}
+    assert not over, f"modules over {MAX_LINES} lines (split them by idea): {over}"
+
+
 def test_the_checks_read_the_imports():
     # The checks above pass on an empty graph too: make sure the graph holds the real imports.
     assert "labkit.atoms" in GRAPH["labkit.tiled.tiled_mma"]

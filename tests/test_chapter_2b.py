@@ -242,7 +242,7 @@ import json
 import numpy as np
 from numba import cuda
 from labkit.lab import predicated_copy as pc
-from labkit.cuda.kernels import exp_predicated_copy as kp
+from labkit.cuda.kernels.experiments import exp_predicated_copy as kp
 out = {"run": pc.run((200, 136)).to_dict(), "small": pc.run((40, 8)).to_dict()}
 # the kernel writes only inside the matrix: a sentinel after it survives, and every element
 # inside is the source's
@@ -298,7 +298,7 @@ def _arrays(m=64, n=16):
     (dict(kind="vector", src=np.zeros(1025, np.uint16)[1:]), "src must start on a 16-byte boundary"),
 ])
 def test_launch_is_checked_before_it_runs(kwargs, match):
-    from labkit.cuda.kernels import exp_predicated_copy as kp
+    from labkit.cuda.kernels.experiments import exp_predicated_copy as kp
 
     src, dst = _arrays()
     args = dict(kind="scalar", src=src, dst=dst, shape=(64, 16), stride=(1, 64), coords=pc.tile_coords("scalar"))
@@ -310,7 +310,7 @@ def test_launch_is_checked_before_it_runs(kwargs, match):
 
 
 def test_grid_is_ceil_div():
-    from labkit.cuda.kernels import exp_predicated_copy as kp
+    from labkit.cuda.kernels.experiments import exp_predicated_copy as kp
 
     assert kp.grid((1000, 776)) == (8, 7) and kp.grid((128, 129)) == (1, 2)
 
@@ -388,7 +388,7 @@ def test_kernels_compile_for_a_gpu():
     array even when nothing is traced)."""
     from numba import cuda, typeof
 
-    from labkit.cuda.kernels import exp_predicated_copy as kp
+    from labkit.cuda.kernels.experiments import exp_predicated_copy as kp
 
     coords = np.zeros((kp.THREADS, 4, 2), np.int32)
     trace = np.zeros((1, 1, 1), np.int64)

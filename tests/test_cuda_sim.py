@@ -253,7 +253,7 @@ def test_mma_plan_looks_up_the_instruction_registry():
     """mma_plan keys on the registry: a CuTe atom name resolves to its PTX name (CuTe's
     SM80_16x8x16_F16F16F16F16_TN is mma.sync m16n8k16 f16.f16.f16.f16), an unknown or
     non-MMA name raises InstructionError."""
-    from labkit.cuda.kernels import trace_kernels
+    from labkit.cuda.kernels.probes import trace_kernels
     from labkit.errors import InstructionError
 
     plan = trace_kernels.mma_plan("SM80_16x8x16_F16F16F16F16_TN")

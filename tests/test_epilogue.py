@@ -1,4 +1,4 @@
-"""The epilogue (labkit.lab.epilogue, labkit.cuda.kernels.exp_epilogue, book page 6f) against
+"""The epilogue (labkit.lab.epilogue, labkit.cuda.kernels.experiments.exp_epilogue, book page 6f) against
 independent oracles:
 
 - CuTe's swizzle, through pycute: ``Swizzle<B,M,S>(o) = o ^ ((o & (2^B-1) << (M+S)) >> S)``;
@@ -239,7 +239,7 @@ import json
 import numpy as np
 from labkit.errors import DeviceError
 from labkit.lab import epilogue as ep
-from labkit.cuda.kernels import exp_epilogue as ke
+from labkit.cuda.kernels.experiments import exp_epilogue as ke
 out = {}
 e = ep.run_smem(layouts=["rows 128 B + Sw<3,3,3>", "rows 256 B + Sw<3,3,3>"])
 out["smem"] = [[r["variant"], r["== labkit.sim"], r["== CuTe layout"]] for r in e.rows]

@@ -35,7 +35,7 @@ out["transpose"] = ex.transpose(64).to_dict()
 out["fragment"] = ex.fragment().to_dict()
 out["banks"] = ex.bank_timing().to_dict()
 from numba import cuda
-from labkit.cuda.kernels import exp_copy
+from labkit.cuda.kernels.experiments import exp_copy
 out["subtile_values"] = exp_copy.copy((32, 64), (128, 1), 8 * 128 + 32).tolist()
 print("RESULT" + json.dumps(out))
 '''
@@ -158,7 +158,7 @@ def test_bank_patterns_on_the_twin(twin):
 
 def test_inputs_are_checked_before_launch():
     from labkit import sectors
-    from labkit.cuda.kernels import exp_banks, exp_copy
+    from labkit.cuda.kernels.experiments import exp_banks, exp_copy
 
     with pytest.raises(DeviceError, match="multiple of 32"):
         exp_copy.check_args(np.zeros(4096, np.int32), (32, 48), (48, 1), 0)
@@ -182,7 +182,7 @@ def test_inputs_are_checked_before_launch():
 
 def test_transpose_checks_its_layouts():
     import labkit as lk
-    from labkit.cuda.kernels import exp_transpose
+    from labkit.cuda.kernels.experiments import exp_transpose
 
     a = np.zeros(64 * 64, np.float32)
     with pytest.raises(DeviceError, match="transpose"):

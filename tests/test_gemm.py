@@ -1,4 +1,4 @@
-"""The GEMM ladder (labkit.cuda.kernels.gemm*): operand checks, shared-memory layouts,
+"""The GEMM ladder (labkit.cuda.kernels.ladder.gemm*): operand checks, shared-memory layouts,
 the generated tensor-core kernels, and every step's result against a float64 reference.
 
 Expected values come from CuTe's definitions (Swizzle<3,3,3> through labkit.layout), the
@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from labkit.cuda.kernels import gemm, gemm_anchor, gemm_codegen, gemm_layout, gemm_pipeline, gemm_sass, gemm_tma
-from labkit.cuda.kernels.gemm_common import check_operands, reference, relative_error, tolerance
-from labkit.cuda.kernels.gemm_config import TileConfig
-from labkit.cuda.kernels.gemm_sass import instruction_mix
+from labkit.cuda.kernels.ladder import gemm, gemm_anchor, gemm_codegen, gemm_layout, gemm_pipeline, gemm_sass, gemm_tma
+from labkit.cuda.kernels.ladder.gemm_common import check_operands, reference, relative_error, tolerance
+from labkit.cuda.kernels.ladder.gemm_config import TileConfig
+from labkit.cuda.kernels.ladder.gemm_sass import instruction_mix
 from labkit.errors import DeviceError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -328,7 +328,7 @@ def test_tolerance_model():
 
 
 def _every_kernel():
-    from labkit.cuda.kernels import gemm_mma, gemm_swizzle
+    from labkit.cuda.kernels.ladder import gemm_mma, gemm_swizzle
 
     out = [(gemm_mma, None), (gemm_swizzle, None)]
     out += [(gemm_pipeline, name) for name in ("128x128x64s3ca", "128x128x64s3", "32x32x32s3ca")]
@@ -342,7 +342,7 @@ def _every_kernel():
 def test_statement_tags_say_what_each_line_does(kernel, sm, acc):
     import re
 
-    from labkit.cuda.kernels.gemm_statements import PHASES, render
+    from labkit.cuda.kernels.ladder.gemm_statements import PHASES, render
 
     mod, config = _every_kernel()[kernel]
     if mod is gemm_tma and sm < 90:
@@ -364,7 +364,7 @@ def test_statement_tags_say_what_each_line_does(kernel, sm, acc):
 
 
 def test_statements_give_each_cute_partition_its_lines():
-    from labkit.cuda.kernels.gemm_statements import select
+    from labkit.cuda.kernels.ladder.gemm_statements import select
 
     cfg = gemm_pipeline.CONFIGS[gemm_pipeline.DEFAULT]
     stmts = gemm_pipeline.statements("f32", 90)
@@ -374,7 +374,7 @@ def test_statements_give_each_cute_partition_its_lines():
     mi, ni = cfg.atoms
     assert select(stmts, "gemm", phase="mainloop")[0][0] == mi * ni * cfg.bk // 16
     assert [t.split(" = ")[0] for _, t in select(stmts, "tCgC")] == ["erow", "ecol", "ebase"]
-    from labkit.cuda.kernels.gemm_statements import CONCEPTS, Writer
+    from labkit.cuda.kernels.ladder.gemm_statements import CONCEPTS, Writer
 
     assert {st.cute for st in stmts} - {None} <= set(CONCEPTS)
     with pytest.raises(DeviceError, match="phase: must be one of"):
@@ -391,7 +391,7 @@ SIM_SCRIPT = r"""
 import json, time
 import numpy as np
 from labkit.cuda import simulate_sm
-from labkit.cuda.kernels import gemm, gemm_pipeline, gemm_tma
+from labkit.cuda.kernels.ladder import gemm, gemm_pipeline, gemm_tma
 
 cases = json.loads(__import__("sys").argv[1])
 out = []

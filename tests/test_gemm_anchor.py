@@ -1,4 +1,4 @@
-"""The benchmark's anchors (labkit.cuda.kernels.gemm_anchor): CuTe's tutorial GEMMs built with nvcc.
+"""The benchmark's anchors (labkit.cuda.kernels.ladder.gemm_anchor): CuTe's tutorial GEMMs built with nvcc.
 
 Expected values come from the tutorials' own sources (their ``printf`` format, their
 arguments), nvcc's ``-gencode`` syntax for an arch-specific target (``compute_90a`` /
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from labkit.cli import bench
-from labkit.cuda.kernels import gemm_anchor
+from labkit.cuda.kernels.ladder import gemm_anchor
 from labkit.errors import DeviceError
 
 HOPPER = ("wgmma_sm90", "wgmma_tma_sm90")

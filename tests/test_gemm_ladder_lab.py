@@ -19,7 +19,7 @@ import jupytext
 import nbformat
 import pytest
 
-from labkit.cuda.kernels import gemm_pipeline, gemm_tma
+from labkit.cuda.kernels.ladder import gemm_pipeline, gemm_tma
 from labkit.lab import measurements
 
 REPO = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from labkit.cuda import ptx
-from labkit.cuda.kernels import gemm, gemm_sass, gemm_wgmma
+from labkit.cuda.kernels.ladder import gemm, gemm_sass, gemm_wgmma
 from labkit.errors import DeviceError, InstructionError
 
 
@@ -112,7 +112,7 @@ def test_setmaxnreg_config_moves_registers_between_warpgroups():
 
 
 def test_setmaxnreg_counts_are_checked():
-    from labkit.cuda.kernels import gemm_ptx
+    from labkit.cuda.kernels.ladder import gemm_ptx
 
     with pytest.raises(DeviceError, match="multiple of 8 in 24..256"):
         gemm_ptx.setmaxnreg_calls(41, 232)

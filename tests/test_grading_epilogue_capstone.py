@@ -107,7 +107,7 @@ print(json.dumps({"backends": ok.backends, "correct": ok.correct, "wrong": [bad.
 
 @pytest.mark.slow
 def test_the_numba_kernel_stages_the_tile_under_the_cuda_simulator():
-    """The kernel a GPU runs (labkit.cuda.kernels.exp_epilogue), under numba's simulator."""
+    """The kernel a GPU runs (labkit.cuda.kernels.experiments.exp_epilogue), under numba's simulator."""
     import json
     import os
     import subprocess

@@ -43,7 +43,7 @@ def test_ldmatrix_rows_are_the_mma_fragments():
 
 
 def test_tensorcore_steps_row_major_against_swizzled():
-    from labkit.cuda.kernels import gemm_mma
+    from labkit.cuda.kernels.ladder import gemm_mma
     plain = lb.tensorcore_step_conflicts(gemm_mma.CONFIG, swizzled=False)
     swz = lb.tensorcore_step_conflicts(gemm_mma.CONFIG, swizzled=True)
     assert (plain["ldmatrix"].count, plain["ldmatrix"].wavefronts, plain["ldmatrix"].min_wavefronts,
@@ -57,7 +57,7 @@ def test_tensorcore_steps_row_major_against_swizzled():
 def test_copy_stores_follow_the_tile_width():
     # bk = 32: a row is 4 chunks of 16 bytes, so 32 lanes store 8 whole rows, 512 contiguous
     # bytes of a row-major tile: 4 wavefronts of 128 bytes, no bank shared
-    from labkit.cuda.kernels import gemm_pipeline
+    from labkit.cuda.kernels.ladder import gemm_pipeline
     cfg = gemm_pipeline.CONFIGS["128x128x32s4"]
     store = lb.tensorcore_step_conflicts(cfg, swizzled=False)["store"]
     passes = (cfg.bm + cfg.bn) // (cfg.threads // (cfg.bk // 8))

@@ -100,7 +100,7 @@ def test_gemm_ladder_record_holds_profiles_rates_and_per_ktile_sass(tmp_path):
 
 
 def test_kernel_source_counts():
-    from labkit.cuda.kernels import gemm_mma, gemm_pipeline, gemm_swizzle
+    from labkit.cuda.kernels.ladder import gemm_mma, gemm_pipeline, gemm_swizzle
     for mod in (gemm_mma, gemm_swizzle):
         c = kernel_source.kernel_counts(mod, "f32", 90)
         assert (c["mma"], c["ldmatrix"], c["cp.async"], c["barrier"]) == (32, 16, 0, 2)
@@ -131,7 +131,7 @@ def test_gemm_run_is_the_latest_ladder_run_and_every_cited_run_is_committed():
         info = measurements.run_info(short)
         assert re.match(r"\d{4}-\d\d-\d\d", info["date"]) and ("gpu" in info or "device" in info), short
     # no other module keeps a latest-run constant of its own
-    from labkit.cuda.kernels import gemm
+    from labkit.cuda.kernels.ladder import gemm
     assert not hasattr(gemm, "H200_RUN") or gemm.H200_RUN == measurements.GEMM_RUN
 
 

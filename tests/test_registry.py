@@ -21,7 +21,7 @@ import pytest
 from labkit import sim
 from labkit import elements as el
 from labkit.atoms import instructions as isa
-from labkit.cli import verify
+from labkit.cli import verify_checks, verify_predictions
 from labkit.cuda import _numba, _twins, ptx
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,13 +45,13 @@ def test_every_mma_entry_has_a_rule_a_twin_an_intrinsic_and_a_check(name):
     intrinsics = _intrinsics()
     assert intrinsics.ASM[name].startswith(ins.ptx + " {")             # the intrinsic
     assert getattr(ptx, name) is getattr(intrinsics, name)
-    assert all(a in verify.MMA_ATOMS for a in ins.atoms)                # the verify check
+    assert all(a in verify_predictions.MMA_ATOMS for a in ins.atoms)                # the verify check
     for op in "ABC":                                                    # sim and CuTe agree
         assert np.array_equal(sim.fragment_coords(ins, op), ins.coords(op))
 
 
-@pytest.mark.parametrize("table,checks", [(isa.LDMATRIX, verify.LDMATRIX_ATOMS),
-                                          (isa.STMATRIX, verify.STMATRIX_ATOMS)])
+@pytest.mark.parametrize("table,checks", [(isa.LDMATRIX, verify_predictions.LDMATRIX_ATOMS),
+                                          (isa.STMATRIX, verify_predictions.STMATRIX_ATOMS)])
 def test_every_copy_entry_has_a_twin_an_intrinsic_and_a_check(table, checks):
     intrinsics = _intrinsics()
     for name, ins in table.items():
@@ -85,12 +85,12 @@ def test_every_gmma_entry_has_a_twin_an_intrinsic_and_a_check(name):
     assert ptx.instruction_of(getattr(ptx, g.intrinsic)) is g                   # the intrinsic
     if not ptx.SIMULATED:
         assert _intrinsics().ASM[name] == g.asm and g.asm.split("; ")[1].startswith("setp")
-    assert g.atoms[0] in verify.WGMMA_ATOMS                                       # the verify check
+    assert g.atoms[0] in verify_checks.WGMMA_ATOMS                                       # the verify check
 
 
 def test_every_entry_is_a_verify_job():
     names = [ins.name for ins in isa.MMA.values()]
-    assert sorted(set(isa.instruction(a).name for a in verify.MMA_ATOMS)) == sorted(names)
+    assert sorted(set(isa.instruction(a).name for a in verify_predictions.MMA_ATOMS)) == sorted(names)
 
 
 def _compile(kernel, argtypes):
@@ -239,13 +239,13 @@ def test_the_boundary_uses_numba_cudas_own_extending_api():
 
 @pytest.mark.slow
 def test_the_inline_ptx_entries_compile_to_their_registry_text():
-    # labkit.cuda.probe and kernels/gemm_ptx bind the registry's PROBE and GEMM_PTX entries
+    # labkit.cuda.probe and kernels/ladder/gemm_ptx bind the registry's PROBE and GEMM_PTX entries
     _intrinsics()
     import numba
     from numba import cuda
 
     from labkit.cuda import probe
-    from labkit.cuda.kernels import gemm_ptx as g
+    from labkit.cuda.kernels.ladder import gemm_ptx as g
 
     regs = g.setmaxnreg_calls(40, 232)
     setmaxnreg_dec, setmaxnreg_inc = regs["setmaxnreg_dec_40"], regs["setmaxnreg_inc_232"]

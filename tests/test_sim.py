@@ -346,7 +346,7 @@ def test_cta_plan_thread0_partition_matches_seed_000():
     # seed 000 / FACTS: thread 0's tCsA = ((_2,_2,_2),_4,(_2,_2)):((_1,_512,72),_2048,(144,288));
     # lane 0 starts A fragment i of k-block kb at 2048 i + {0, 144, 288, 144+288}[kb];
     # lane 16 (k + 8) at 72; lane 8 (m + 8) at 512.
-    from labkit.cuda.kernels.trace_kernels import cta_plan
+    from labkit.cuda.kernels.probes.trace_kernels import cta_plan
 
     p = cta_plan()
     for kb, koff in enumerate([0, 144, 288, 432]):

@@ -1,4 +1,4 @@
-"""The trace kernels (``labkit.cuda.kernels.trace_kernels``, ``stmatrix_trace``) are plain
+"""The trace kernels (``labkit.cuda.kernels.probes.trace_kernels``, ``stmatrix_trace``) are plain
 ``@cuda.jit`` functions: no ``exec``/``compile`` of generated source, and each compiles on the CPU
 to PTX that issues the registry entry's instruction the number of times the PTX ISA's register
 counts demand (an A operand of ``n`` registers loaded by ``ldmatrix.xk`` takes ``n / k`` loads;
@@ -18,11 +18,11 @@ import pytest
 
 from labkit.atoms import instructions as isa
 from labkit.cuda import ptx
-from labkit.cuda.kernels import stmatrix_trace as kst
-from labkit.cuda.kernels import trace_kernels as kt
+from labkit.cuda.kernels.probes import stmatrix_trace as kst
+from labkit.cuda.kernels.probes import trace_kernels as kt
 
 REPO = Path(__file__).resolve().parents[1]
-KERNEL_MODULES = ("labkit/cuda/kernels/trace_kernels.py", "labkit/cuda/kernels/stmatrix_trace.py")
+KERNEL_MODULES = ("labkit/cuda/kernels/probes/trace_kernels.py", "labkit/cuda/kernels/probes/stmatrix_trace.py")
 
 
 # --- no generated source --------------------------------------------------------------------------

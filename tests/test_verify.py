@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from labkit.cli import verify, verify_wgmma
+from labkit.cli import verify, verify_checks, verify_predictions, verify_wgmma
 from labkit.driver import cuda_device_count
 from labkit.sim import fragment_trace as sim_trace
 
@@ -37,13 +37,13 @@ def test_verify_passes_on_the_cuda_simulator(cpu_run):
     assert cpu_run.returncode == 0, cpu_run.stdout[-4000:] + cpu_run.stderr[-4000:]
     out = cpu_run.stdout
     assert "backend: cudasim" in out and "ALL PASS" in out
-    for name in [*verify.LDMATRIX_ATOMS, *verify.MMA_ATOMS, "sgemm_sm80 CTA"]:
+    for name in [*verify_predictions.LDMATRIX_ATOMS, *verify_predictions.MMA_ATOMS, "sgemm_sm80 CTA"]:
         assert name in out
     # stmatrix needs sm_90: the simulated device is the newest SM a check needs, so they run too
-    for variant, atom in verify.STMATRIX_ATOMS.items():
+    for variant, atom in verify_predictions.STMATRIX_ATOMS.items():
         assert f"stmatrix {variant} {atom}" in out
     assert "CUDA simulator (sm_90)" in out
-    checks = len(verify.LDMATRIX_ATOMS) + len(verify.STMATRIX_ATOMS) + len(verify.MMA_ATOMS) + 1
+    checks = len(verify_predictions.LDMATRIX_ATOMS) + len(verify_predictions.STMATRIX_ATOMS) + len(verify_predictions.MMA_ATOMS) + 1
     assert checks == 22 and out.count("| PASS ") == checks and "FAIL" not in out
     # wgmma is sm_90a only: the simulator has none, so its checks are skipped with the reason
     wgmma = len(verify_wgmma.CASES) + len(verify_wgmma.MISENCODED) + len(verify_wgmma.BASE_OFFSET)
@@ -90,21 +90,21 @@ _SOME = [verify_wgmma.CASES[i] for i in (0, 13, 31, 33, 36)] + \
 
 @pytest.mark.parametrize("case", _SOME, ids=lambda c: verify_wgmma.case_name(c))
 def test_the_wgmma_check_passes_on_the_twin_and_fails_on_a_wrong_element(case):
-    assert verify.check_wgmma(case, np.random.default_rng(0), _twin_device).ok
+    assert verify_checks.check_wgmma(case, np.random.default_rng(0), _twin_device).ok
 
     def broken(fn, plan, image, descs, a_regs):
         d = _twin_device(fn, plan, image, descs, a_regs)
         d[5, 3] += 1
         return d
 
-    r = verify.check_wgmma(case, np.random.default_rng(0), broken)
+    r = verify_checks.check_wgmma(case, np.random.default_rng(0), broken)
     assert [name for name, ok, _ in r.items if not ok] == ["D exact inputs: device == twin",
                                                            "D random device vs float64"]
 
 
 def test_an_rs_device_reading_a_registers_otherwise_fails_the_wgmma_check():
     rs = next(c for c in verify_wgmma.CASES if c[0] == "SM90_64x64x16_F32F16F16_RS")
-    r = verify.check_wgmma(rs, np.random.default_rng(0), _swapped_halves_device)
+    r = verify_checks.check_wgmma(rs, np.random.default_rng(0), _swapped_halves_device)
     assert "D exact inputs: device == twin" in [name for name, ok, _ in r.items if not ok]
 
 
@@ -114,7 +114,7 @@ def test_an_unwritten_accumulator_fails_the_wgmma_check():
         d[63, 7] = np.nan
         return d
 
-    r = verify.check_wgmma(verify_wgmma.CASES[0], np.random.default_rng(0), unwritten)
+    r = verify_checks.check_wgmma(verify_wgmma.CASES[0], np.random.default_rng(0), unwritten)
     assert not r.ok and "D random device vs float64" in [name for name, ok, _ in r.items if not ok]
 
 
@@ -131,13 +131,13 @@ def test_the_cases_cover_both_majors_every_swizzle_and_every_entry():
                 if fits(major, sw, n, 64):      # an MN-major atom wider than N cannot hold B
                     assert (f"SM90_64x{n}x16_F32F16F16_RS", major, sw) in b_grid
     assert all(c[1:3] == ("K", "REG") for c in verify_wgmma.CASES if c[0].endswith("_RS"))
-    assert set(verify.WGMMA_ATOMS) == {g.atoms[0] for g in GMMA.values()}
+    assert set(verify_checks.WGMMA_ATOMS) == {g.atoms[0] for g in GMMA.values()}
 
 
 @pytest.mark.parametrize("mis", verify_wgmma.MISENCODED, ids=lambda m: m[6])
 def test_a_misencoded_descriptor_is_predicted_and_a_device_ignoring_it_fails(mis):
-    assert verify.check_misencoded(mis, np.random.default_rng(2), _twin_device).ok
-    r = verify.check_misencoded(mis, np.random.default_rng(2), _right_device)
+    assert verify_checks.check_misencoded(mis, np.random.default_rng(2), _twin_device).ok
+    r = verify_checks.check_misencoded(mis, np.random.default_rng(2), _right_device)
     assert [name for name, ok, _ in r.items if not ok] == ["D device == twin (the garbage predicted)"]
 
 
@@ -148,9 +148,9 @@ def _base_offset_blind_device(fn, plan, image, descs, a_regs):
 
 @pytest.mark.parametrize("case", verify_wgmma.BASE_OFFSET, ids=lambda c: verify_wgmma.base_offset_name(c))
 def test_the_base_offset_check_passes_on_the_twin_and_fails_on_a_device_ignoring_it(case):
-    r = verify.check_base_offset(case, np.random.default_rng(3), _twin_device)
+    r = verify_checks.check_base_offset(case, np.random.default_rng(3), _twin_device)
     assert r.ok, r.items
-    r = verify.check_base_offset(case, np.random.default_rng(3), _base_offset_blind_device)
+    r = verify_checks.check_base_offset(case, np.random.default_rng(3), _base_offset_blind_device)
     assert [name for name, ok, _ in r.items if not ok] == ["D device == twin (all four)"]
 
 
@@ -175,7 +175,7 @@ def test_the_base_offset_rule_against_the_ptx_isa_and_cute():
 def test_mis_encode_changes_only_the_named_field():
     from labkit.atoms.gmma_desc import decode
 
-    wp_plan = pytest.importorskip("labkit.cuda.kernels.wgmma_probe").make_plan("SM90_64x64x16_F32F16F16_SS")
+    wp_plan = pytest.importorskip("labkit.cuda.kernels.probes.wgmma_probe").make_plan("SM90_64x64x16_F32F16F16_SS")
     sbo = verify_wgmma.mis_encode(wp_plan.descs, "A", "SBO halved")
     lt = verify_wgmma.mis_encode(wp_plan.descs, "B", "layout type B64 for B128")
     for s in range(4):
@@ -230,8 +230,8 @@ def test_a_wrong_device_register_fails_the_ldmatrix_check():
     def broken(fn, variant, images, offsets):
         return _flip_one_bit(sim_trace.run_ldmatrix(variant, images, offsets), "regs")
 
-    assert verify.check_ldmatrix("x2.trans", 4, np.random.default_rng(0), honest).ok
-    r = verify.check_ldmatrix("x2.trans", 4, np.random.default_rng(0), broken)
+    assert verify_checks.check_ldmatrix("x2.trans", 4, np.random.default_rng(0), honest).ok
+    r = verify_checks.check_ldmatrix("x2.trans", 4, np.random.default_rng(0), broken)
     assert not r.ok
     failed = [name for name, ok, _ in r.items if not ok]
     assert failed == ["device == sim", "device == atom"]
@@ -239,13 +239,13 @@ def test_a_wrong_device_register_fails_the_ldmatrix_check():
 
 def test_a_wrong_shared_half_fails_the_stmatrix_check():
     def honest(fn, variant, init, offsets, regs):
-        return {"smem": verify.sim_stmatrix(variant, init, offsets, regs)}
+        return {"smem": verify_checks.sim_stmatrix(variant, init, offsets, regs)}
 
     def broken(fn, variant, init, offsets, regs):
         return _flip_one_bit(honest(fn, variant, init, offsets, regs), "smem")
 
-    assert verify.check_stmatrix("x4.trans", 4, np.random.default_rng(0), honest).ok
-    r = verify.check_stmatrix("x4.trans", 4, np.random.default_rng(0), broken)
+    assert verify_checks.check_stmatrix("x4.trans", 4, np.random.default_rng(0), honest).ok
+    r = verify_checks.check_stmatrix("x4.trans", 4, np.random.default_rng(0), broken)
     assert not r.ok
     assert [name for name, ok, _ in r.items if not ok] == ["device == sim", "device == atom"]
 
@@ -257,7 +257,7 @@ def test_stmatrix_prediction_follows_the_ptx_isa():
     regs = rng.integers(0, 1 << 32, (1, 32, 2), dtype=np.uint32)
     offsets = (8 * rng.permutation(64)[:32])[None]
     init = np.zeros((1, 512), np.uint16)
-    out = verify.stmatrix_prediction("x2", init, offsets, regs)
+    out = verify_predictions.stmatrix_prediction("x2", init, offsets, regs)
     for t in range(32):
         for r in range(2):
             row = offsets[0, 8 * r + t // 4] + 2 * (t % 4)
@@ -273,8 +273,8 @@ def test_a_wrong_accumulator_fails_the_mma_check():
         return _flip_one_bit(sim_trace.run_mma(plan, a, b, c), "D")
 
     atom = "SM80_16x8x16_F32BF16BF16F32_TN"
-    assert verify.check_mma(atom, 4, np.random.default_rng(0), honest).ok
-    r = verify.check_mma(atom, 4, np.random.default_rng(0), broken)
+    assert verify_checks.check_mma(atom, 4, np.random.default_rng(0), honest).ok
+    r = verify_checks.check_mma(atom, 4, np.random.default_rng(0), broken)
     assert not r.ok
     assert any(name.startswith("D exact inputs") and not ok for name, ok, _ in r.items)
 
@@ -288,15 +288,15 @@ def test_a_wrong_accumulator_fails_the_new_atoms_checks(atom, check):
     def broken(fn, plan, a, b, c):
         return _flip_one_bit(sim_trace.run_mma(plan, a, b, c), "D")
 
-    assert verify.check_mma(atom, 4, np.random.default_rng(1), honest).ok
-    r = verify.check_mma(atom, 4, np.random.default_rng(1), broken)
+    assert verify_checks.check_mma(atom, 4, np.random.default_rng(1), honest).ok
+    r = verify_checks.check_mma(atom, 4, np.random.default_rng(1), broken)
     assert any(name.startswith(check) and not ok for name, ok, _ in r.items)
 
 
 def test_mma_prediction_packs_four_s8_to_a_register():
     # PTX ISA m16n8k32 .s8: lane 0's a0..a3 are A(0, 0..3), low byte first
     a = (np.arange(16 * 32).reshape(16, 32) % 256).astype(np.uint8)[None]
-    regs = verify.mma_prediction("SM80_16x8x32_S32S8S8S32_TN", "A", a)
+    regs = verify_predictions.mma_prediction("SM80_16x8x32_S32S8S8S32_TN", "A", a)
     assert hex(int(regs[0, 0, 0])) == "0x3020100" and hex(int(regs[0, 1, 0])) == "0x7060504"
 
 
@@ -305,7 +305,7 @@ def test_ldmatrix_prediction_follows_seed_000():
     # lane 0 then holds offsets 0,1 | 128,129 | 8,9 | 136,137
     img = np.arange(512, dtype=np.uint16)[None]
     lane = np.arange(32)
-    regs = verify.ldmatrix_prediction("x4", img, ((lane % 16) * 16 + (lane // 16) * 8)[None])
+    regs = verify_predictions.ldmatrix_prediction("x4", img, ((lane % 16) * 16 + (lane // 16) * 8)[None])
     lo, hi = regs & 0xFFFF, regs >> 16
     assert np.stack([lo[0, 0], hi[0, 0]], axis=-1).reshape(-1).tolist() == [0, 1, 128, 129, 8, 9, 136, 137]
 
@@ -313,7 +313,7 @@ def test_ldmatrix_prediction_follows_seed_000():
 def test_mma_prediction_of_c_follows_facts():
     # FACTS.md: C/D element (t, v) is row t//4 + 8*(v//2), column 2*(t%4) + v%2
     mat = (np.arange(16)[:, None] * 8 + np.arange(8)[None, :]).astype(np.uint32)[None]
-    regs = verify.mma_prediction("SM80_16x8x16_F32F16F16F32_TN", "C", mat)
+    regs = verify_predictions.mma_prediction("SM80_16x8x16_F32F16F16F32_TN", "C", mat)
     for t in range(32):
         for v in range(4):
             assert regs[0, t, v] == 8 * (t // 4 + 8 * (v // 2)) + 2 * (t % 4) + v % 2

@@ -18,7 +18,7 @@ from labkit.atoms.gmma_instructions import GMMA, GMMA_N
 from labkit.atoms.instructions import tv_coords
 from labkit.atoms.wgmma_ptx import WGMMA_PTX
 from labkit.cuda import launch, ptx
-from labkit.cuda.kernels import wgmma_probe as wp
+from labkit.cuda.kernels.probes import wgmma_probe as wp
 from labkit.errors import DeviceError, InstructionError, LayoutError
 
 SS = sorted(name for name, g in GMMA.items() if g.form == "SS")

@@ -105,7 +105,7 @@ def test_the_twin_predicts_every_base_offset_read_recorded_on_an_h200():
     import runpy
     from pathlib import Path
 
-    from labkit.cuda.kernels import wgmma_probe as wp
+    from labkit.cuda.kernels.probes import wgmma_probe as wp
     from labkit.sim.wgmma import wgmma_ss_steps
 
     repo = Path(__file__).resolve().parents[1]

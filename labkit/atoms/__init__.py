@@ -4,7 +4,7 @@
 CuTe's view of its entries.
 """
 
-from .instructions import (ELEMENT_BITS, Instruction, InstructionError, instruction, require_sm,
+from .instructions import (WARP, ELEMENT_BITS, Instruction, InstructionError, instruction, require_sm,
                            INSTRUCTIONS)
 from .mma_atoms import MMAAtom, mma_atom, MMA_ATOMS
 from .copy_atoms import CopyTraits, CopyAtom, copy_atom, COPY_TRAITS
@@ -13,7 +13,7 @@ from .gmma_layouts import (GMMA_LAYOUT_ATOM_NAMES, gmma_layout_atom, gmma_layout
                            ss_smem_selector)
 from .gmma_desc import GmmaDescriptor, DescriptorIterator, make_gmma_desc
 
-__all__ = ["MMAAtom", "mma_atom", "MMA_ATOMS", "ELEMENT_BITS", "CopyTraits", "CopyAtom",
+__all__ = ["WARP", "MMAAtom", "mma_atom", "MMA_ATOMS", "ELEMENT_BITS", "CopyTraits", "CopyAtom",
            "copy_atom", "COPY_TRAITS", "Instruction", "InstructionError", "instruction",
            "require_sm", "INSTRUCTIONS", "WARP", "WARPGROUP", "GMMA_LAYOUT_ATOM_NAMES",
            "gmma_layout_atom", "gmma_layout_atom_named", "ss_smem_selector", "GmmaDescriptor",

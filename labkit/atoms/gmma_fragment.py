@@ -7,7 +7,7 @@ the 64 x K A of one wgmma. Which element value ``v`` of thread ``t`` is comes fr
 entries' TV layout (``labkit.atoms.mma_table.a_layout_64xk``, checked against CuTe C++): inside
 its 16 rows each warp holds what ``mma.sync`` m16n8k{K} holds of A. :func:`a_registers` packs A by it, the
 inverse :func:`a_from_registers` unpacks it; the twin (``labkit.sim.wgmma.wgmma_rs``) and the
-probe kernel (``labkit.cuda.kernels.wgmma_probe``) both go through them.
+probe kernel (``labkit.cuda.kernels.probes.wgmma_probe``) both go through them.
 """
 
 from __future__ import annotations

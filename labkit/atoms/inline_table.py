@@ -38,7 +38,7 @@ PROBE = {i.name: i for i in (
 )}
 """The timing probes of :mod:`labkit.cuda.probe` (any SM)."""
 
-_G = "labkit.cuda.kernels.gemm_ptx"
+_G = "labkit.cuda.kernels.ladder.gemm_ptx"
 GEMM_PTX = {i.name: i for i in (
     _inline(_G, "ld", "ld_global_v4", "ld.global.v4.u32", 0,
             "{ .reg .pred p; .reg .u64 g; setp.ne.u32 p, $5, 0; cvta.to.global.u64 g, $4; "
@@ -71,7 +71,7 @@ GEMM_PTX = {i.name: i for i in (
             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
             "[$0], [$1, {$2, $3}], [$4];"),
 )}
-"""The GEMM ladder's own PTX (:mod:`labkit.cuda.kernels.gemm_ptx`): minimum SMs from the PTX
+"""The GEMM ladder's own PTX (:mod:`labkit.cuda.kernels.ladder.gemm_ptx`): minimum SMs from the PTX
 ISA's Target ISA notes (cp.async and mbarrier sm_80; expect_tx, try_wait, TMA and the
 fences sm_90)."""
 

@@ -7,7 +7,7 @@ launches, then at least ``--reps`` launches each between two CUDA events, cyclin
 cuBLAS (through torch, else cupy) runs in the same process on the same inputs. With
 ``--anchor``, CuTe's own tutorial kernels (``sgemm_sm80``; on sm_90 also ``wgmma_sm90`` and
 ``wgmma_tma_sm90``) are built with nvcc (in the background, while the ladder runs) and timed in
-the same session (:mod:`labkit.cuda.kernels.gemm_anchor`); each one that cannot be built or run
+the same session (:mod:`labkit.cuda.kernels.ladder.gemm_anchor`); each one that cannot be built or run
 here is left out with its reason, and the benchmark goes on ("vs CuTe" is against sgemm_sm80).
 Each tensor-core kernel's registers, spills, shared memory and SASS instruction mix per k-tile
 are read from the compiled kernel.
@@ -49,7 +49,7 @@ def _csv_list(text, kind=str):
 
 def parse_args(argv):
     """Parse ``bench`` arguments (the first one names the benchmark: only ``gemm``)."""
-    from labkit.cuda.kernels.gemm import ALL_STEPS as STEPS
+    from labkit.cuda.kernels.ladder.gemm import ALL_STEPS as STEPS
 
     p = argparse.ArgumentParser(prog="python -m labkit bench", description=__doc__.split("\n\n")[0])
     p.add_argument("what", choices=["gemm"], help="which benchmark")
@@ -126,7 +126,7 @@ TC_STEPS_REPORTED = ("HMMA", "HGMMA", "LDSM", "LDGSTS", "UTMALDG")
 
 def _variants(args):
     """(step, options, label) for every kernel to time."""
-    from labkit.cuda.kernels import gemm as ladder
+    from labkit.cuda.kernels.ladder import gemm as ladder
 
     variants = []
     for step in args.steps:
@@ -144,9 +144,9 @@ def run_gemm(args, out=sys.stdout):
     """Run the GEMM benchmark described by ``args``; return the result rows."""
     from numba import cuda
 
-    from labkit.cuda.kernels import gemm as ladder
-    from labkit.cuda.kernels.gemm_anchor import anchors as make_anchors
-    from labkit.cuda.kernels.gemm_common import output_dtype, simulated, tolerance
+    from labkit.cuda.kernels.ladder import gemm as ladder
+    from labkit.cuda.kernels.ladder.gemm_anchor import anchors as make_anchors
+    from labkit.cuda.kernels.ladder.gemm_common import output_dtype, simulated, tolerance
     from labkit.cuda.launch import device_sm
     from labkit.errors import DeviceError
 
@@ -270,7 +270,7 @@ def _report(step, acc, sm, options, label, folder, out):
     """Registers, spills, shared memory and SASS instruction mix of one kernel (printed)."""
     import os
 
-    from labkit.cuda.kernels import gemm as ladder
+    from labkit.cuda.kernels.ladder import gemm as ladder
 
     path = None
     if folder:

@@ -105,7 +105,7 @@ class _Numpy(_Torch):
     def operands(self, M, N, K, seed):
         from numba import cuda
 
-        from labkit.cuda.kernels.gemm_common import random_operands
+        from labkit.cuda.kernels.ladder.gemm_common import random_operands
 
         A, B = random_operands(M, N, K, seed)
         return cuda.to_device(A), cuda.to_device(B)

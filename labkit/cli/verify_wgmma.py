@@ -6,7 +6,7 @@ both majors and every swizzle mode, mixed majors, bf16 and f16-accumulate at N 6
 and every other entry once, K-major SW128) with A (64 x 64) and B (N x 64) laid out in
 shared memory by CuTe's GMMA layout atoms (``labkit.atoms.gmma_smem``: K- or MN-major, INTER,
 SW32, SW64 or SW128) and four k16 steps through descriptors from ``make_gmma_desc``
-(:mod:`labkit.cuda.kernels.wgmma_probe`); in the RS form A is in the warpgroup's registers
+(:mod:`labkit.cuda.kernels.probes.wgmma_probe`); in the RS form A is in the warpgroup's registers
 instead (A's major and swizzle read ``K`` and ``REG``), packed by CuTe's ``ALayout_64x16``. The
 device and the twin read the same shared-memory image through the same descriptors, and the same
 A registers:
@@ -116,7 +116,7 @@ def offset_image(plan, a_bits, b_bits, start: int, restarted: bool):
     ``start`` with base offset 0 (``(steps, 2)`` uint64, B's unchanged)."""
     from labkit.sim.wgmma import operand_addresses
 
-    from labkit.cuda.kernels.wgmma_probe import SMEM_BYTES
+    from labkit.cuda.kernels.probes.wgmma_probe import SMEM_BYTES
 
     img = np.zeros(SMEM_BYTES, np.uint8)
     plan.b.store(img, b_bits)
@@ -195,7 +195,7 @@ def _twin(plan, image, descs, a_regs):
 
 
 def _plan(case):
-    from labkit.cuda.kernels import wgmma_probe as wp
+    from labkit.cuda.kernels.probes import wgmma_probe as wp
 
     atom, am, asw, bm, bsw = case
     return wp, wp.make_plan(GMMA_BY_ATOM[atom], am, asw, bm, bsw)
@@ -266,7 +266,7 @@ def check_base_offset(case, rng, run_device, result_cls):
     """A base-offset case: A at a start off the 1024-byte boundary, laid out on the absolute
     address and restarted at the start, each read with base offset 0 and ``(start >> 7) % 8``;
     small-integer inputs."""
-    from labkit.cuda.kernels import wgmma_probe as wp
+    from labkit.cuda.kernels.probes import wgmma_probe as wp
 
     atom, am, asw, bm, bsw, start = case
     plan = wp.make_plan(GMMA_BY_ATOM[atom], am, asw, bm, bsw)

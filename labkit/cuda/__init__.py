@@ -4,8 +4,10 @@
   ``NUMBA_ENABLE_CUDASIM=1``), each with its minimum SM.
 - :func:`jit`: ``numba.cuda.jit`` plus a device check before launch
   (:class:`labkit.errors.DeviceError` when the GPU is too old or absent).
-- :mod:`labkit.cuda.kernels.trace_kernels`: kernels that record every lane's registers after
-  ldmatrix and mma (``trace_mma``, ``trace_cta``); :mod:`labkit.lab` wraps them.
+- :mod:`labkit.cuda.kernels`: the kernels, by what they are for: the GEMM ladder (``ladder``), the
+  chapters' experiments (``experiments``), traces and probes (``probes``; e.g.
+  :mod:`labkit.cuda.kernels.probes.trace_kernels` records every lane's registers after ldmatrix
+  and mma); :mod:`labkit.lab` wraps them.
 
 >>> import labkit.cuda as lc
 >>> lc.ptx.min_sm("mma_m16n8k16_f32bf16bf16f32")

@@ -20,7 +20,7 @@ Arithmetic of ``mma``: products and sums in float64, then one round-to-nearest-e
 the accumulator type (f16 or f32; s32 sums are exact and wrap). Hardware tensor cores may differ
 from this in the last bits when the terms span a wide range of exponents.
 
-Other simulator bindings (``labkit.cuda.kernels.gemm_ptx``) reach the simulated shared window
+Other simulator bindings (``labkit.cuda.kernels.ladder.gemm_ptx``) reach the simulated shared window
 through the public helpers below: :func:`array_of`, :func:`element_offset`, :func:`root_of`,
 :func:`bytes_of`, :func:`resolve_shared` and :func:`cp_async_queue`.
 
@@ -42,6 +42,7 @@ import weakref
 
 import numpy as np
 
+from labkit.atoms import WARP
 from labkit.elements import (element, from_bits, pack_registers, register_kind, to_bits,
                                    unpack_registers, wrap)
 from labkit.atoms.instructions import (CP_ASYNC, LDMATRIX, MMA, STMATRIX, matrix_element,
@@ -49,7 +50,6 @@ from labkit.atoms.instructions import (CP_ASYNC, LDMATRIX, MMA, STMATRIX, matrix
 from labkit.cuda import _numba
 from labkit.errors import DeviceError
 
-WARP_SIZE = 32
 
 # ---------------------------------------------------------------------------------------------
 # the simulated shared window
@@ -200,15 +200,15 @@ def _thread_place():
     if place is None:
         raise DeviceError("warp-collective PTX twins run only inside a kernel under the CUDA simulator")
     t, block, tid, nthreads = place
-    warp, lane = divmod(tid, WARP_SIZE)
-    size = min(WARP_SIZE, nthreads - warp * WARP_SIZE)
+    warp, lane = divmod(tid, WARP)
+    size = min(WARP, nthreads - warp * WARP)
     return t, block, warp, lane, size
 
 
 def _collective(op, operands, compute):
     """Deposit ``operands`` for ``op``; return this lane's part of ``compute(all lanes' operands)``."""
     t, manager, warp, lane, size = _thread_place()
-    if size != WARP_SIZE:
+    if size != WARP:
         raise DeviceError(f"{op} needs a full warp of 32 threads; warp {warp} of this block has {size}")
     with _exchanges_lock:
         per_block = _exchanges.setdefault(manager, {})
@@ -261,7 +261,7 @@ def _ldmatrix(ins, addr):
             root, off = _resolve(a, 16, name)
             rows.append(_bytes_of(root)[off:off + 16].view(np.uint16).copy())
         out = []
-        for t in range(WARP_SIZE):
+        for t in range(WARP):
             regs = []
             for i in range(num):
                 halves = []
@@ -314,7 +314,7 @@ def _stmatrix(ins, args):
                 raise DeviceError(f"{name}: lane {lane} gave row address {a:#x}, which is not 16-byte aligned")
             rows.append(_resolve(a, 16, name))
         data = np.zeros((num, 8, 8), np.uint16)             # (matrix, row, column) as stored
-        for t in range(WARP_SIZE):
+        for t in range(WARP):
             for i in range(num):
                 r = lanes[t][1][i]
                 for h, half in enumerate((r & 0xFFFF, r >> 16)):
@@ -323,7 +323,7 @@ def _stmatrix(ins, args):
             for r in range(8):
                 root, off = rows[matrix_row_lane(i, r)]
                 _bytes_of(root)[off:off + 16] = data[i, r].view(np.uint8)
-        return [None] * WARP_SIZE
+        return [None] * WARP
 
     _collective(name, (addr, regs), compute)
 
@@ -383,7 +383,7 @@ def _mma(ins, args):
         d = D[xy[..., 0], xy[..., 1]]
         bits = to_bits(d, acc) if element(acc).kind == "float" else wrap(d, acc)
         regs = pack_registers(bits, acc)
-        return [tuple(_c_out(kind, r) for r in regs[lane]) for lane in range(WARP_SIZE)]
+        return [tuple(_c_out(kind, r) for r in regs[lane]) for lane in range(WARP)]
 
     return _collective(name, (a, b, c), compute)
 
@@ -453,7 +453,7 @@ def cp_async_wait_all():
 
 
 # ---------------------------------------------------------------------------------------------
-# the simulated shared window, for other simulator bindings (labkit.cuda.kernels.gemm_ptx)
+# the simulated shared window, for other simulator bindings (labkit.cuda.kernels.ladder.gemm_ptx)
 
 array_of = _unwrap
 """The numpy array behind a simulator array (a kernel argument or a shared array)."""

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from labkit.atoms import WARP
 from labkit.errors import DeviceError
 from labkit.grading import checks
-from labkit.grading.thread_block import NOT_ANSWERED, WARP
+from labkit.grading.thread_block import NOT_ANSWERED
 
 __all__ = ["STAGED", "EPILOGUE_LAYOUT", "pair_inputs", "run_epilogue", "EpilogueRun", "epilogue_report",
            "PairAddress", "StagedTile"]
@@ -142,7 +143,7 @@ def run_epilogue(pair_offset, backend=None) -> EpilogueRun:
     auto = lab.backend()
     numba_backend = backend if backend in ("gpu", "cudasim") else (auto if backend is None and auto != "sim" else None)
     if numba_backend is not None:
-        from labkit.cuda.kernels import exp_epilogue as ke
+        from labkit.cuda.kernels.experiments import exp_epilogue as ke
         from labkit.lab import fragments
 
         fragments._resolve_backend(numba_backend)     # a clear error when it cannot run here

@@ -10,7 +10,7 @@ in the ``Swizzle<3,3,3>`` shared-memory tile of sgemm_sm80 (128 rows x 64 fp16, 
   become that fragment's ``b0, b1``) and ``n0+16..n0+23`` (registers 2, 3).
 
 :func:`run_capstone` puts those offsets into the trace plan of
-:func:`labkit.cuda.kernels.trace_kernels.cta_plan` (the other operand keeps the plan's own offsets),
+:func:`labkit.cuda.kernels.probes.trace_kernels.cta_plan` (the other operand keeps the plan's own offsets),
 runs the thread block on one 128x128x64 tile of small random integers (exact in fp16) and
 checks the accumulators against ``A @ B.T`` computed by numpy. It always runs labkit's numpy
 model (``labkit.sim``); on a CUDA GPU (sm_80+) or under numba's CUDA simulator it also runs
@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from labkit.atoms import WARP
 from labkit.errors import DeviceError
 from labkit.grading import checks
 
@@ -46,27 +47,26 @@ NOT_ANSWERED = "not answered yet"
 COMPUTES = "the thread block computes A·Bᵀ"
 """What :class:`ThreadBlock` reads a right answer as (the expected value of its hidden test)."""
 TILE_ROWS, TILE_K = 128, 64
-WARP = 32
 _SEED = 2026
 
 
 def smem_layout():
     """sgemm_sm80's shared-memory tile of A (and of B): ``Sw<3,3,3> o (8,(8,8)):(8,(1,64))``
     tiled to 128x64 (element offsets of fp16)."""
-    from labkit.cuda.kernels import trace_kernels as kt
+    from labkit.cuda.kernels.probes import trace_kernels as kt
 
     return kt.cta_plan().layout
 
 
 def offset_table(fn, operand: str) -> np.ndarray:
     """``(k_blocks, warps, loads, 32)`` int32: ``fn`` called for every ldmatrix.x4 of the
-    thread block, as :class:`~labkit.cuda.kernels.trace_kernels.CtaPlan` stores its offsets.
+    thread block, as :class:`~labkit.cuda.kernels.probes.trace_kernels.CtaPlan` stores its offsets.
 
     A: load ``i`` of warp ``w`` is the fragment of rows ``m0 = 32 i + 16 warp_m``;
     B: load ``j`` covers the fragments of rows ``n0 = 32 j + 8 warp_n`` and ``n0 + 16``;
     both at ``k0 = 16 * k_block``.
     """
-    from labkit.cuda.kernels import trace_kernels as kt
+    from labkit.cuda.kernels.probes import trace_kernels as kt
 
     if operand not in ("A", "B"):
         raise DeviceError(f"operand must be 'A' or 'B'; got {operand!r}")
@@ -89,7 +89,7 @@ def offset_table(fn, operand: str) -> np.ndarray:
 def call_inputs(operand: str) -> list:
     """Every ``(lane, m0 or n0, k0)`` the thread block calls an ``operand`` offset function with
     (the inputs the grader calls a submission's function on, in the submission's process)."""
-    from labkit.cuda.kernels import trace_kernels as kt
+    from labkit.cuda.kernels.probes import trace_kernels as kt
 
     _operand_arg(operand)
     plan = kt.cta_plan()
@@ -220,7 +220,7 @@ def run_capstone(a_offset=None, b_offset=None, backend=None) -> CapstoneRun:
     the CUDA simulator is on.
     """
     from labkit import lab
-    from labkit.cuda.kernels import trace_kernels as kt
+    from labkit.cuda.kernels.probes import trace_kernels as kt
     from labkit.sim import to_bits
     from labkit.sim import fragment_trace as st
 

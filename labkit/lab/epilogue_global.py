@@ -79,13 +79,13 @@ def global_prediction_table(n_cols: int = 8192) -> str:
 
 
 def run_global(shape=None, backend=None, reps: int = 20):
-    """Write a whole C of halves three ways (:data:`labkit.cuda.kernels.exp_epilogue.GLOBAL_KINDS`)
+    """Write a whole C of halves three ways (:data:`labkit.cuda.kernels.experiments.exp_epilogue.GLOBAL_KINDS`)
     and check every element; on a GPU also the median time and GB/s written. Default shape
     ``(8192, 8192)`` on a GPU, ``(128, 256)`` under the simulator."""
     from numba import cuda
 
     from labkit.cuda import SIMULATED, device_sm, simulate_sm
-    from labkit.cuda.kernels import exp_epilogue as ke
+    from labkit.cuda.kernels.experiments import exp_epilogue as ke
     from labkit.lab.experiment import Experiment, _time_ms
 
     name, device = _backend(backend)

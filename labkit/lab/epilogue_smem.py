@@ -13,7 +13,7 @@ each pair is one 32-bit register. This module predicts what storing those regist
   ``SM90_U32x4_STSM_N``), from the CuTe layouts;
 - :func:`predict`: the wavefronts of a warp tile (:mod:`labkit.banks`);
 - :func:`simulate`: the same stores in :mod:`labkit.sim` (its ``stmatrix`` model);
-- :func:`run_smem`: the kernel of :mod:`labkit.cuda.kernels.exp_epilogue` on a GPU (with
+- :func:`run_smem`: the kernel of :mod:`labkit.cuda.kernels.experiments.exp_epilogue` on a GPU (with
   ``clock64``) or under numba's CUDA simulator, checked against both.
 
 >>> p = predict()
@@ -370,7 +370,7 @@ def _backend(backend):
 
 def run_smem(backend=None, warps: int | None = None, reps: int | None = None, launches: int = 5, layouts=None):
     """Every variant on the backend :func:`labkit.lab.backend` finds, with
-    :func:`labkit.cuda.kernels.exp_epilogue.run_smem`: the image the stores leave must equal
+    :func:`labkit.cuda.kernels.experiments.exp_epilogue.run_smem`: the image the stores leave must equal
     :func:`simulate`'s, and read through the CuTe layout it must be :func:`expected_tile`. On a GPU
     (8 warps, 256 rounds, median of ``launches``) ``cycles/tile`` is the clock64 count per warp
     tile and ``cycles/wavefront`` that over the predicted wavefronts. The plain-store kernel keeps
@@ -380,7 +380,7 @@ def run_smem(backend=None, warps: int | None = None, reps: int | None = None, la
     ``layouts`` (a list of :data:`LAYOUTS` names) runs only those. Returns a
     :class:`labkit.lab.experiments.Experiment`."""
     from labkit.cuda import SIMULATED, device_sm, simulate_sm
-    from labkit.cuda.kernels import exp_epilogue as ke
+    from labkit.cuda.kernels.experiments import exp_epilogue as ke
     from labkit.lab.experiment import TWIN_NOTE, Experiment
 
     name, device = _backend(backend)

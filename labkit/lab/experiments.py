@@ -139,7 +139,7 @@ def predict_copy(layout, offset: int = 0) -> dict:
 
 def layout_copy(layouts: dict, backend=None, reps: int = 20) -> Experiment:
     """Copy one matrix through each layout (``{name: layout, layout text, or (layout, offset)}``,
-    all of one shape) with :mod:`labkit.cuda.kernels.exp_copy`.
+    all of one shape) with :mod:`labkit.cuda.kernels.experiments.exp_copy`.
 
     Predicted: sectors per read request, distinct sectors read, and the megabytes memory must
     move at least (the distinct sectors read plus the output written). On a GPU: the median time
@@ -149,7 +149,7 @@ def layout_copy(layouts: dict, backend=None, reps: int = 20) -> Experiment:
     """
     from numba import cuda
 
-    from labkit.cuda.kernels import exp_copy
+    from labkit.cuda.kernels.experiments import exp_copy
 
     name, device = _backend(backend)
     if not isinstance(layouts, dict) or not layouts:
@@ -239,7 +239,7 @@ def predict_transpose(m: int = 64, n: int = 64) -> dict:
     >>> p["tiled"]["smem load wavefronts"], p["tiled_padded"]["smem load wavefronts"]
     (32.0, 1.0)
     """
-    from labkit.cuda.kernels.exp_transpose import KINDS
+    from labkit.cuda.kernels.experiments.exp_transpose import KINDS
 
     out = {}
     for kind in KINDS:
@@ -265,7 +265,7 @@ def transpose(m: int | None = None, n: int | None = None, backend=None, reps: in
     """
     from numba import cuda
 
-    from labkit.cuda.kernels import exp_transpose as kt
+    from labkit.cuda.kernels.experiments import exp_transpose as kt
 
     name, device = _backend(backend)
     big = name == "gpu"
@@ -321,7 +321,7 @@ def fragment(backend=None) -> Experiment:
     ``extra["matches"]`` whether all 64 agree with the layout; ``rows`` show the ``(8, 8)`` grid
     as ``lane.slot``, predicted and received.
     """
-    from labkit.cuda.kernels import trace_kernels as kt
+    from labkit.cuda.kernels.probes import trace_kernels as kt
 
     name, device = _backend(backend)
     frag = m8n8_fragment_layout()
@@ -375,14 +375,14 @@ def predict_banks() -> dict:
 
 
 def bank_timing(backend=None, warps: int = 32, reps: int = 256, launches: int = 5) -> Experiment:
-    """Time each of :func:`bank_patterns` with :mod:`labkit.cuda.kernels.exp_banks`.
+    """Time each of :func:`bank_patterns` with :mod:`labkit.cuda.kernels.experiments.exp_banks`.
 
     On a GPU: the median over ``launches`` of the block's cycles per warp access; the one-
     wavefront cost ``c1`` is the measured cycles of ``pitch 1``; the prediction for a pattern
     of ``w`` wavefronts is ``w * c1``, and ``error %`` is 100 (cycles - w c1) / (w c1). Under the
     simulator (one warp, one trip): the wavefronts of the words the kernel read.
     """
-    from labkit.cuda.kernels import exp_banks
+    from labkit.cuda.kernels.experiments import exp_banks
 
     name, device = _backend(backend)
     if name != "gpu":

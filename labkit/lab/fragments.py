@@ -226,7 +226,7 @@ def trace_mma(atom=None, variant=None, b_variant=None, a=None, b=None, c=None, b
     -128..127 for s8), C = 0. Element types, registers and packing are the registry entry's.
     ``backend``: ``"gpu"``, ``"cudasim"``, ``"sim"`` or None (:func:`backend`).
     """
-    from labkit.cuda.kernels import trace_kernels as kt
+    from labkit.cuda.kernels.probes import trace_kernels as kt
     from labkit.sim import mma_spec, pack_fragment, to_bits
     from labkit.sim import fragment_trace as st
 
@@ -334,7 +334,7 @@ class CtaTrace:
 def trace_cta(a=None, b=None, k_blocks: int = 4, backend=None) -> CtaTrace:
     """Run sgemm_sm80's CTA on one k-tile: ``a``, ``b`` are 128x64 (K-major, f16; default small
     integers from a fixed seed) and ``k_blocks`` of its 4 k-blocks are traced."""
-    from labkit.cuda.kernels import trace_kernels as kt
+    from labkit.cuda.kernels.probes import trace_kernels as kt
     from labkit.sim import from_bits, to_bits
     from labkit.sim import fragment_trace as st
 

@@ -1,11 +1,11 @@
 """Count the instructions of the tensor-core GEMM kernels from their tagged statements.
 
-``labkit.cuda.kernels.gemm_codegen`` writes each kernel as statements, and every statement that
+``labkit.cuda.kernels.ladder.gemm_codegen`` writes each kernel as statements, and every statement that
 issues a PTX instruction says which (``Statement.op``: ``"mma"``, ``"ldmatrix"``,
 ``"cp.async"``, ...). Counting them gives the static instruction mix of a kernel without a GPU,
 to compare with the SASS the compiler made of it (``HMMA``, ``LDSM``, ``LDGSTS``...).
 
->>> from labkit.cuda.kernels import gemm_mma
+>>> from labkit.cuda.kernels.ladder import gemm_mma
 >>> counts = instruction_counts(gemm_mma.statements("f32", 90))
 >>> counts["mma"], counts["ldmatrix"], counts["barrier"], counts["cp.async"]
 (32, 16, 2, 0)
@@ -27,7 +27,7 @@ _FOLDED = ("mma", "ldmatrix", "cp.async")
 
 
 def _statements(statements, what):
-    from labkit.cuda.kernels.gemm_statements import Statement
+    from labkit.cuda.kernels.ladder.gemm_statements import Statement
 
     if isinstance(statements, (str, bytes)) or not hasattr(statements, "__iter__"):
         raise LabkitError(f"{what}: statements must be a kernel's tagged statements "
@@ -57,7 +57,7 @@ def main_loop(statements) -> list[str]:
     """The lines of the kernel's k-tile loop (the statements of phase ``"mainloop"``), each run
     of one MMA, ldmatrix or cp.async intrinsic folded to one line ``"<indent>N x name(...)"``.
 
-    >>> from labkit.cuda.kernels import gemm_mma
+    >>> from labkit.cuda.kernels.ladder import gemm_mma
     >>> main_loop(gemm_mma.statements("f32", 90))[:3]
     ['    for kt in range(ktiles):', '        cuda.syncthreads()  # every warp is done with the previous k-tile', '        k0 = int32(k_first + kt * 64)']
     """

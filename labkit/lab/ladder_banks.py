@@ -49,7 +49,7 @@ def smem_step_conflicts(tile=None, *, pad: int = 0, k: int = 0, row: int = 0) ->
     store of the transposed copy into rows of ``BM + pad`` words (``tile`` = ``(BM, BN, BK)``,
     by default ``gemm_smem.TILE``)."""
     if tile is None:
-        from labkit.cuda.kernels.gemm_smem import TILE as tile
+        from labkit.cuda.kernels.ladder.gemm_smem import TILE as tile
     bm, bn, _ = (int(v) for v in tile)
     if not isinstance(pad, (int, np.integer)) or pad < 0:
         raise LabkitError(f"pad must be an int >= 0 (extra fp32 words per row); got {pad!r}")
@@ -69,7 +69,7 @@ def ldmatrix_x4_rows(operand: str, kk: int, atom: int = 0) -> np.ndarray:
     >>> ldmatrix_x4_rows("B", 1)[[0, 8, 16]].tolist()    # lanes 0, 8, 16: k 16, k 24, rows 8 on
     [[0, 16], [0, 24], [8, 16]]
     """
-    from labkit.cuda.kernels.gemm_layout import ldmatrix_lanes
+    from labkit.cuda.kernels.ladder.gemm_layout import ldmatrix_lanes
 
     if operand not in ("A", "B"):
         raise LabkitError(f"operand must be 'A' or 'B'; got {operand!r}")
@@ -82,7 +82,7 @@ def ldmatrix_x4_rows(operand: str, kk: int, atom: int = 0) -> np.ndarray:
 def tensorcore_step_conflicts(config, swizzled: bool) -> dict[str, AccessSummary]:
     """Warp 0 of a tensor-core step with tile ``config`` (``gemm_mma.CONFIG``...), one k-tile:
     ``"ldmatrix"``, its ``ldmatrix.x4`` loads; ``"store"``, the copy's 16-byte stores."""
-    from labkit.cuda.kernels.gemm_layout import plain_offset, swizzled_offset
+    from labkit.cuda.kernels.ladder.gemm_layout import plain_offset, swizzled_offset
 
     offset = swizzled_offset if swizzled else plain_offset
     mi_n, ni_n = config.atoms

@@ -1,6 +1,6 @@
 """A step of the GEMM ladder in CuTe's words: its mainloop beside the CuTe calls that do the same.
 
-CuTe's GEMM tutorials say in a handful of calls what a ladder step (``labkit.cuda.kernels.gemm_*``)
+CuTe's GEMM tutorials say in a handful of calls what a ladder step (``labkit.cuda.kernels.ladder.gemm_*``)
 spells out index by index: ``local_tile`` picks the thread block's tile of A, B and C;
 ``partition_S`` / ``partition_D`` of a TiledCopy give each thread its part of the copy into shared
 memory; ``cp_async_fence`` / ``cp_async_wait<N>`` bound the copies in flight; a k-tile loop runs over
@@ -26,14 +26,15 @@ changes against another.
 
 from __future__ import annotations
 
-import ast
 from dataclasses import dataclass
 
 from labkit import layout as lk
 from labkit.atoms import copy_atom
-from labkit.cuda.kernels.gemm_statements import select
+from labkit.cuda.kernels.ladder.gemm_statements import select
 from labkit.errors import LabkitError
-from labkit.lab.ladder_trace import _tensorcore, gemm_block_dim, kernel_lines, kernel_statements, step_config, trace
+from labkit.lab.ladder_source import loop_lines, pick_lines, source_statements
+from labkit.lab.ladder_trace import (_tensorcore, gemm_block_dim, kernel_lines, kernel_statements,
+                                     step_config, trace)
 from labkit.tiled import make_tiled_copy, make_tiled_copy_A, make_tiled_copy_B, make_tiled_mma
 
 __all__ = ["ATOM", "step_tiled_mma", "warp_coverage", "ranges", "StepCute", "cute_objects", "Pair",
@@ -97,69 +98,6 @@ def warp_coverage(tiled_mma, tile_mn):
     return out
 
 
-def _statements(lines):
-    """(tree, [(first line, last line, assigned names, called names, node)]) of kernel source lines,
-    compound statements (for, if, while) as their header line only."""
-    import textwrap
-
-    tree = ast.parse(textwrap.dedent("\n".join(lines)))
-    out = []
-    for node in ast.walk(tree):
-        if not isinstance(node, ast.stmt) or isinstance(node, (ast.FunctionDef, ast.Return)):
-            continue
-        header = isinstance(node, (ast.For, ast.If, ast.While))
-        probe = node.iter if isinstance(node, ast.For) else node.test if header else node
-        names, calls = set(), set()
-        if isinstance(node, (ast.Assign, ast.AugAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            todo = list(targets)
-            while todo:
-                t = todo.pop()
-                if isinstance(t, ast.Name):
-                    names.add(t.id)
-                elif isinstance(t, (ast.Tuple, ast.List)):
-                    todo += t.elts
-                elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name):
-                    names.add(t.value.id + "[]")
-        if isinstance(node, ast.For):
-            names |= {n.id for n in ast.walk(node.target) if isinstance(n, ast.Name)}
-        for n in ast.walk(probe):
-            if isinstance(n, ast.Call):
-                f = n.func
-                calls.add(f.id if isinstance(f, ast.Name) else
-                          f"{f.value.id}.{f.attr}" if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name)
-                          else "")
-        last = node.lineno if header else node.end_lineno
-        out.append((node.lineno, last, names, calls, node))
-    out.sort(key=lambda e: e[0])
-    return tree, out
-
-
-class _Blur(ast.NodeTransformer):
-    """Forget what tells repeated statements apart: numbers, and the digits of names."""
-
-    def visit_Constant(self, node):
-        return ast.Constant(0) if isinstance(node.value, (int, float)) else node
-
-    def visit_Name(self, node):
-        return ast.Name("".join(ch for ch in node.id if not ch.isdigit()), node.ctx)
-
-
-def _shape(node):
-    import copy
-
-    head = node.iter if isinstance(node, ast.For) else node.test if isinstance(node, (ast.If, ast.While)) else node
-    return ast.dump(_Blur().visit(copy.deepcopy(head)))
-
-
-def _inside(stmts, loop_var):
-    """Line range (first, last) of the body of the ``for`` loop over ``loop_var``."""
-    for first, _, names, _, node in stmts:
-        if isinstance(node, ast.For) and loop_var in names:
-            return first, node.end_lineno
-    return None
-
-
 @dataclass(frozen=True)
 class Pair:
     """One CuTe call, the layout labkit computes for it, and the step's source lines that do the
@@ -170,49 +108,11 @@ class Pair:
     numba: tuple
 
 
-def _select(lines, stmts, *, names=(), calls=(), prefixes=(), within=None, outside=None, loops=()):
-    """Lines of the statements that assign one of ``names`` (or a name starting with one of
-    ``prefixes``), call one of ``calls``, or are the ``for`` over one of ``loops``; restricted to
-    the line range ``within`` or outside ``outside``. Runs of one kind collapse to (count, first)."""
-    import textwrap
-
-    text = textwrap.dedent("\n".join(lines)).splitlines()
-    picked = []
-    for first, last, assigned, called, node in stmts:
-        if within and not within[0] < first <= within[1]:
-            continue
-        if outside and outside[0] <= first <= outside[1]:
-            continue
-        if isinstance(node, ast.For):
-            kind = ("for", tuple(sorted(assigned))) if assigned & set(loops) else None
-        elif assigned & set(names):
-            kind = ("assign", tuple(sorted(assigned & set(names))))
-        elif any(a.startswith(p) for a in assigned for p in prefixes):
-            kind = ("assign", next(p for a in assigned for p in prefixes if a.startswith(p)))
-        elif called & set(calls) and not isinstance(node, (ast.If, ast.While)) or (
-                isinstance(node, ast.While) and called & set(calls)):
-            kind = ("call", tuple(sorted(called & set(calls))))
-        else:
-            kind = None
-        if kind is not None:
-            line = " ".join(" ".join(text[first - 1:last]).split())
-            picked.append((kind + (type(node).__name__, _shape(node)), line))
-    out = []
-    for kind, line in picked:
-        if out and out[-1][0] == kind:
-            out[-1][1] += 1
-        else:
-            out.append([kind, 1, line])
-    return tuple((n, line) for _, n, line in out)
-
-
-# ---------------------------------------------------------------- the CuTe objects of a step
-
 def _shared_layouts(cfg):
     """(sA, sB) of a tensor-core step, (row, k, stage) -> element of its shared memory: the step's
     tile layout (``gemm_layout.smem_layout``) with a stage mode whose stride is one stage,
     A then B; B starts ``bm * bk`` elements after A."""
-    from labkit.cuda.kernels.gemm_layout import smem_layout
+    from labkit.cuda.kernels.ladder.gemm_layout import smem_layout
 
     stage = (cfg.bm + cfg.bn) * cfg.bk
     out = []
@@ -394,10 +294,10 @@ def _hand_written_pairs(step, c, crd):
     lines are picked from the function's own source by the variables they assign."""
     o, cfg = c.objects, c.config
     lines = kernel_lines(step)
-    _, stmts = _statements(lines)
+    _, stmts = source_statements(lines)
 
     def sel(**kw):
-        return _select(lines, stmts, **kw)
+        return pick_lines(lines, stmts, **kw)
 
     rows = []
     if step == "naive":
@@ -410,7 +310,7 @@ def _hand_written_pairs(step, c, crd):
         return rows
     # step 2
     bm, bn, bk = cfg
-    kloop = _inside(stmts, "k")
+    kloop = loop_lines(stmts, "k")
     rows.append(Pair(f"gA = local_tile(mA, make_shape(_{bm},_{bn},_{bk}), make_coord({crd}), Step<_1,X,_1>{{}})",
                      _t(o["gA"]), sel(names=("m0",))))
     rows.append(Pair("gB = local_tile(mB, ..., Step<X,_1,_1>{})", _t(o["gB"]), sel(names=("n0",))))

@@ -1,7 +1,7 @@
 """Run one thread of a GEMM ladder step's kernel in plain Python, every PTX call recorded.
 
 :func:`trace` runs a step's own kernel for one thread of one block: for the tensor-core steps
-(3-6) the source ``labkit.cuda.kernels.gemm_codegen`` renders from the step's statements, with
+(3-6) the source ``labkit.cuda.kernels.ladder.gemm_codegen`` renders from the step's statements, with
 each intrinsic of ``gemm_codegen.INTRINSICS`` replaced by a recorder; for steps 1 and 2 their
 ``@cuda.jit`` function's Python code, with A, B, C and the shared arrays replaced by recording
 arrays. :func:`step_config` gives the configuration a step runs with.
@@ -18,7 +18,7 @@ import inspect
 import types
 from dataclasses import dataclass, field
 
-from labkit.cuda.kernels.gemm import ALL_STEPS as STEPS
+from labkit.cuda.kernels.ladder.gemm import ALL_STEPS as STEPS
 from labkit.errors import LabkitError
 
 __all__ = ["TRACED_STEPS", "step_config", "Trace", "trace", "gemm_block_dim", "kernel_lines", "kernel_statements"]
@@ -34,12 +34,12 @@ def _module(step):
             raise LabkitError(f"step {step!r} is not traced thread by thread (a warpgroup issues its MMAs); "
                               f"traced steps: {', '.join(TRACED_STEPS)}")
         raise LabkitError(f"step must be one of {', '.join(STEPS)}; got {step!r}")
-    return importlib.import_module(f"labkit.cuda.kernels.gemm_{step}")
+    return importlib.import_module(f"labkit.cuda.kernels.ladder.gemm_{step}")
 
 
 def step_config(step):
     """The configuration a step runs with: ``gemm_naive.BLOCK``, ``gemm_smem.TILE``, or the
-    :class:`~labkit.cuda.kernels.gemm_config.TileConfig` of a tensor-core step (its ``CONFIG``,
+    :class:`~labkit.cuda.kernels.ladder.gemm_config.TileConfig` of a tensor-core step (its ``CONFIG``,
     or ``CONFIGS[DEFAULT]``).
 
     >>> step_config("smem"), step_config("mma").stages
@@ -54,7 +54,7 @@ def step_config(step):
 
 
 def _tensorcore(cfg, what):
-    from labkit.cuda.kernels.gemm_config import TileConfig
+    from labkit.cuda.kernels.ladder.gemm_config import TileConfig
 
     if not isinstance(cfg, TileConfig):
         raise LabkitError(f"{what}: config must be a tensor-core step's TileConfig "
@@ -166,8 +166,8 @@ def trace(step, *, M=None, N=None, K=None, block=0, thread=0, config=None, sm=90
         fn = types.FunctionType(py.__code__, scope, py.__name__, py.__defaults__, py.__closure__)
         fn(_Array("A", tr, (M, K)), _Array("B", tr, (N, K)), _Array("C", tr, (M, N)))
         return tr
-    from labkit.cuda.kernels.gemm_codegen import INTRINSICS, kernel_source
-    from labkit.cuda.kernels.gemm_layout import offset_function
+    from labkit.cuda.kernels.ladder.gemm_codegen import INTRINSICS, kernel_source
+    from labkit.cuda.kernels.ladder.gemm_layout import offset_function
 
     cfg = _tensorcore(cfg, "trace")
     M, N, K = M or cfg.bm, N or cfg.bn, K or 2 * cfg.bk
@@ -209,7 +209,7 @@ def kernel_statements(step, config=None, sm=90):
         raise LabkitError(f"step: {step!r} is a hand-written @cuda.jit kernel, not generated statements")
     if config is None:
         return mod.statements("f32", sm)
-    from labkit.cuda.kernels.gemm_codegen import statements
+    from labkit.cuda.kernels.ladder.gemm_codegen import statements
 
     return statements(_tensorcore(config, "kernel_statements"), "f32", sm, f"gemm_{step}")
 

@@ -12,7 +12,7 @@ of two tiled copies (:func:`tiled_copy`):
 
 A value is copied only when its coordinate is inside the matrix. :func:`predict` counts the
 sectors of every warp request from the layouts alone; :func:`run` launches
-:mod:`labkit.cuda.kernels.exp_predicated_copy` and, on a GPU, times it; under numba's CUDA
+:mod:`labkit.cuda.kernels.experiments.exp_predicated_copy` and, on a GPU, times it; under numba's CUDA
 simulator it checks that every element inside the matrix was copied exactly once and that nothing
 outside was touched. :func:`recorded` reads the committed GPU figures, when there are any.
 
@@ -201,7 +201,7 @@ def run(shape=None, backend=None, reps: int = 20):
     trace (copied once, out of bounds untouched) and the sectors it counted."""
     from numba import cuda
 
-    from labkit.cuda.kernels import exp_predicated_copy as kp
+    from labkit.cuda.kernels.experiments import exp_predicated_copy as kp
     from labkit.lab.experiment import TWIN_NOTE, Experiment, _backend, _time_ms
 
     name, device = _backend(backend)

@@ -1,6 +1,6 @@
 """Run the lab's trace plans in the numpy model (the ``"sim"`` backend).
 
-A plan (from :mod:`labkit.cuda.kernels.trace_kernels`; here it is plain data: shapes, variants and
+A plan (from :mod:`labkit.cuda.kernels.probes.trace_kernels`; here it is plain data: shapes, variants and
 per-lane element offsets) says what each lane hands to each instruction. These functions
 execute it with :mod:`labkit.sim` and return the same dictionary the GPU kernels return,
 plus the :class:`~labkit.sim.SharedMemory` whose ``log`` accounts every access (the
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from labkit.atoms import WARP
 from labkit.elements import element
 from labkit.errors import DeviceError
 from labkit.sim.cp_async import CpAsync
@@ -32,7 +33,6 @@ from labkit.sim.smem import SharedMemory
 
 __all__ = ["run_mma", "run_ldmatrix", "run_cta"]
 
-WARP = 32
 
 
 def _variant(v):
@@ -52,7 +52,7 @@ def _fill(smem, base, images):
 
 
 def run_mma(plan, a_bits, b_bits, c_regs) -> dict:
-    """Execute an MMA trace plan on ``W`` warps (see ``labkit.cuda.kernels.trace_kernels.run_mma``)."""
+    """Execute an MMA trace plan on ``W`` warps (see ``labkit.cuda.kernels.probes.trace_kernels.run_mma``)."""
     spec = mma_spec(plan.instruction)
     a = np.asarray(a_bits)
     b = np.asarray(b_bits)
@@ -95,7 +95,7 @@ def run_ldmatrix(variant: str, images, offsets) -> dict:
 
 
 def run_cta(plan, a_bits, b_bits, k_blocks: int | None = None) -> dict:
-    """Execute the sgemm_sm80 CTA plan (see ``labkit.cuda.kernels.trace_kernels.run_cta``)."""
+    """Execute the sgemm_sm80 CTA plan (see ``labkit.cuda.kernels.probes.trace_kernels.run_cta``)."""
     kbs = plan.k_blocks if k_blocks is None else int(k_blocks)
     n = plan.bm * plan.bk
     smem = SharedMemory(4 * n)

@@ -27,12 +27,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from labkit.atoms import WARP
 from labkit.atoms.instructions import LDMATRIX
 from labkit.errors import DeviceError, InstructionError
 
 __all__ = ["ldmatrix", "ldmatrix_op"]
 
-WARP = 32
 
 
 def ldmatrix_op(num: int, trans: bool = False) -> str:

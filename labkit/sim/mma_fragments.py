@@ -45,13 +45,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from labkit.atoms import WARP
 from labkit.atoms.instructions import ELEMENT_BITS, MMA, MmaInstruction, instruction, operand
 from labkit.errors import DeviceError, InstructionError
 from labkit.sim import numbers as nb
 
 __all__ = ["MmaSpec", "MMA_SPECS", "mma_spec", "fragment_coords", "pack_fragment", "unpack_fragment", "mma_sync"]
 
-WARP = 32
 
 
 MmaSpec = MmaInstruction

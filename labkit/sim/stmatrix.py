@@ -28,12 +28,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from labkit.atoms import WARP
 from labkit.atoms.instructions import STMATRIX
 from labkit.errors import DeviceError, InstructionError
 
 __all__ = ["stmatrix", "stmatrix_op"]
 
-WARP = 32
 
 
 def stmatrix_op(num: int, trans: bool = False) -> str:

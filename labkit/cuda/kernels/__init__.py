@@ -1,2 +1,3 @@
-"""numba.cuda kernels built on :mod:`labkit.cuda.ptx`: the fragment traces (:mod:`.trace`) and the
-GEMM ladder (``gemm*`` modules). Importing this package compiles nothing."""
+"""numba.cuda kernels built on :mod:`labkit.cuda.ptx`, by what they are for: the GEMM ladder
+(:mod:`.ladder`), the chapters' experiments (:mod:`.experiments`), traces and probes
+(:mod:`.probes`). Importing this package compiles nothing."""

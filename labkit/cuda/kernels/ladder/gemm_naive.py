@@ -1,0 +1,52 @@
+"""GEMM ladder, step 1: one thread per element of C.
+
+Thread (m, n) walks the whole K axis, reading row m of A and row n of B from global memory
+and accumulating in a scalar. Every element of A is read N times and every element of B
+M times: the kernel moves ``2*M*N*K`` fp16 values for ``2*M*N*K`` flops, so memory traffic,
+not arithmetic, sets its speed.
+
+>>> from labkit.cuda.kernels.ladder import gemm_naive
+>>> gemm_naive.RULES["min_sm"]
+53
+"""
+
+import functools
+
+from numba import cuda
+
+from labkit.cuda import _numba
+
+from labkit.cuda.kernels.ladder.gemm_common import check_operands, grid_2d
+
+__all__ = ["STEP", "RULES", "BLOCK", "launch"]
+
+STEP = "naive"
+#: 16x16 threads, one element of C each
+BLOCK = (16, 16)
+#: any M, N, K; fp16 arithmetic needs sm_53
+RULES = dict(min_sm=53, k_multiple=1, align_bytes=2)
+
+
+@functools.lru_cache(maxsize=None)
+def _kernel(acc):
+    acc_t = _numba.types.float32 if acc == "f32" else _numba.types.float16
+
+    @cuda.jit(fastmath=False)
+    def gemm_naive(A, B, C):
+        n = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
+        m = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y
+        if m < C.shape[0] and n < C.shape[1]:
+            s = acc_t(0.0)
+            for k in range(A.shape[1]):
+                s += acc_t(A[m, k]) * acc_t(B[n, k])
+            C[m, n] = s
+
+    return gemm_naive
+
+
+def launch(A, B, C, acc, sm):
+    """Check the operands and return a no-argument function that launches the kernel once."""
+    M, N, K = check_operands(STEP, A, B, C, acc, sm, **RULES)
+    grid = grid_2d(STEP, M, N, BLOCK[1], BLOCK[0])
+    kernel = _kernel(acc)[grid, BLOCK]
+    return lambda: kernel(A, B, C)

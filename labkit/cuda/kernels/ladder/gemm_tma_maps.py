@@ -1,0 +1,54 @@
+"""The TMA tensor maps of step 6: how the Tensor Memory Accelerator sees A and B.
+
+Each map describes a row-major fp16 ``(rows, K)`` matrix with boxes of ``bm`` (``bn``) rows by
+64 columns (128 bytes), the 128-byte swizzle (CuTe's ``Swizzle<3,3,3> o (8,64):(64,1)``, which
+``gemm_layout.tma_offset`` evaluates) and zeros outside the matrix. On a GPU the driver encodes
+them (``cuTensorMapEncodeTiled``, through ``cuda.bindings``); under the simulator a map is a key
+into the TMA twin's table (``gemm_ptx.sim_tensor_map``).
+
+>>> BOX_COLUMNS * 2      # bytes of one box row: the 128-byte swizzle's span
+128
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import cuda
+
+from labkit.cuda import ptx
+from labkit.cuda.kernels.ladder import gemm_ptx
+from labkit.errors import DeviceError
+
+__all__ = ["BOX_COLUMNS", "tensor_maps"]
+
+#: fp16 columns of one TMA box: one 128-byte swizzled row
+BOX_COLUMNS = 64
+
+
+def _encode(X, rows, K, box_rows):
+    """The 16 words of the tensor map of a row-major fp16 (rows, K) device array."""
+    from cuda.bindings import driver as drv
+
+    ptr = int(X.__cuda_array_interface__["data"][0])
+    err, tmap = drv.cuTensorMapEncodeTiled(
+        drv.CUtensorMapDataType.CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, ptr,
+        [drv.cuuint64_t(K), drv.cuuint64_t(rows)], [drv.cuuint64_t(2 * K)],
+        [drv.cuuint32_t(BOX_COLUMNS), drv.cuuint32_t(box_rows)], [drv.cuuint32_t(1), drv.cuuint32_t(1)],
+        drv.CUtensorMapInterleave.CU_TENSOR_MAP_INTERLEAVE_NONE,
+        drv.CUtensorMapSwizzle.CU_TENSOR_MAP_SWIZZLE_128B,
+        drv.CUtensorMapL2promotion.CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+        drv.CUtensorMapFloatOOBfill.CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE)
+    if err != drv.CUresult.CUDA_SUCCESS:
+        raise DeviceError(f"tensor map: cuTensorMapEncodeTiled failed ({err}) for a ({rows}, {K}) operand")
+    return np.array([int(v) for v in tmap.opaque], np.uint64)
+
+
+def tensor_maps(cfg, A, B, M, N, K):
+    """Device array holding the TMA tensor maps of A (words 0-15) and B (words 16-31) for
+    ``cfg``'s ``bm x 64`` and ``bn x 64`` boxes (the kernel's ``maps`` argument)."""
+    if ptx.SIMULATED:
+        words = [gemm_ptx.sim_tensor_map(A, M, K, cfg.bm, BOX_COLUMNS),
+                 gemm_ptx.sim_tensor_map(B, N, K, cfg.bn, BOX_COLUMNS)]
+    else:
+        words = [_encode(A, M, K, cfg.bm), _encode(B, N, K, cfg.bn)]
+    return cuda.to_device(np.concatenate(words))
