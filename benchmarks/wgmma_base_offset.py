@@ -27,6 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from labkit.cli.verify_wgmma import offset_image, with_base_offset  # noqa: E402
+from labkit.elements import to_bits  # noqa: E402
 
 ENTRY = "wgmma_m64n64k16_f32f16f16_ss"
 STARTS = (16384, 16384 + 128, 16384 + 384, 16384 + 512, 16384 + 896, 16384 + 1024 + 256)
@@ -43,12 +44,12 @@ def d_sha256(D) -> str:
     return hashlib.sha256(np.ascontiguousarray(D, np.float32).tobytes()).hexdigest()
 
 
-def launches(plan, to_bits16):
+def launches(plan, to_bits):
     """Every (layout, start, base offset) with its image and descriptors."""
     A, B = inputs()
     for layout, restarted in LAYOUTS.items():
         for start in STARTS:
-            img, descs = offset_image(plan, to_bits16(A, "f16"), to_bits16(B, "f16"), start, restarted)
+            img, descs = offset_image(plan, to_bits(A, "f16"), to_bits(B, "f16"), start, restarted)
             for b in range(8):
                 yield layout, start, b, img, with_base_offset(descs, b)
 
@@ -83,7 +84,7 @@ def main():
     plan = wp.make_plan(ENTRY, "K", "SW128", "K", "SW128")
     A, B = inputs()
     records = []
-    for layout, start, b, img, descs in launches(plan, wp.to_bits16):
+    for layout, start, b, img, descs in launches(plan, to_bits):
         D = wp.wgmma_run(plan, img, descs)
         records.append({"layout": layout, "start": start, "base_offset": b,
                         "right": int((D == A @ B.T).sum()), "d_sha256": d_sha256(D)})

@@ -19,7 +19,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "labkit"
 # (floor, group) by module prefix, most specific first. Same floor, different group: siblings
 # that must not import each other.
 FLOORS = [
-    ("labkit._version", 0), ("labkit._repository", 0), ("labkit.errors", 0), ("labkit.driver", 0),
+    ("labkit._version", 0), ("labkit._repository", 0), ("labkit.errors", 0), ("labkit.driver", 0), ("labkit.elements", 0), ("labkit.threads", 0),
     ("labkit.layout", 1),
     ("labkit.axe", 2), ("labkit.banks", 2), ("labkit.swizzle_atoms", 2),
     ("labkit.sectors", 2),

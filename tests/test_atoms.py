@@ -114,12 +114,21 @@ def test_lane0_table():
 
 
 def test_register_counts():
-    regs = lk.mma_atom("SM80_16x8x16_F16F16F16F16_TN").registers
-    assert regs["A"] == (4, "u32") and regs["B"] == (2, "u32") and regs["C"] == (2, "u32")
-    regs = lk.mma_atom("SM80_16x8x16_F32F16F16F32_TN").registers
-    assert regs["A"] == (4, "u32") and regs["C"] == (4, "f32") and regs["D"] == (4, "f32")
-    regs = lk.mma_atom("SM75_16x8x8_F32F16F16F32_TN").registers
-    assert regs["A"] == (2, "u32") and regs["B"] == (1, "u32") and regs["C"] == (4, "f32")
+    def regs(name):
+        atom = lk.mma_atom(name)
+        return {op: (atom.registers(op), atom.register_type(op)) for op in "ABCD"}
+
+    r = regs("SM80_16x8x16_F16F16F16F16_TN")
+    assert r["A"] == (4, "u32") and r["B"] == (2, "u32") and r["C"] == (2, "u32")
+    r = regs("SM80_16x8x16_F32F16F16F32_TN")
+    assert r["A"] == (4, "u32") and r["C"] == (4, "f32") and r["D"] == (4, "f32")
+    r = regs("SM75_16x8x8_F32F16F16F32_TN")
+    assert r["A"] == (2, "u32") and r["B"] == (1, "u32") and r["C"] == (4, "f32")
+    # PTX ISA wgmma: a descriptor is one .b64; A of the RS form four .b32; D of m64nNk16 .f32 N/2
+    r = regs("SM90_64x64x16_F32F16F16_SS")
+    assert r["A"] == r["B"] == (1, "u64") and r["C"] == (32, "f32")
+    r = regs("SM90_64x64x32_S32S8U8_RS_TN")
+    assert r["A"] == (4, "u32") and r["B"] == (1, "u64") and r["C"] == (32, "s32")
 
 
 def test_min_sm_and_ptx():
@@ -257,8 +266,8 @@ def test_registry_register_counts_follow_the_isa_operand_lists():
     want = {(16, "f16"): (4, 2), (16, "bf16"): (4, 2), (8, "f16"): (2, 1), (8, "bf16"): (2, 1),
             (8, "tf32"): (4, 2), (32, "s8"): (4, 2)}
     for ins in isa.MMA.values():
-        assert (ins.a_regs, ins.b_regs) == want[(ins.k, ins.ab_type)]
-        assert ins.c_regs == (2 if ins.acc_type == "f16" else 4)
+        assert (ins.registers("A"), ins.registers("B")) == want[(ins.k, ins.ab_type)]
+        assert ins.registers("C") == (2 if ins.acc_type == "f16" else 4)
         assert ins.ptx == (f"mma.sync.aligned.m16n8k{ins.k}.row.col.{ins.acc_type}.{ins.ab_type}."
                            f"{ins.ab_type}.{ins.acc_type}")
 

@@ -25,18 +25,24 @@ def cute_traits():
     headers = ("cute/arch/mma_sm90_gmma_ext.hpp", "cute/atom/mma_traits_sm90_gmma.hpp",
                "cute/atom/mma_traits_sm90_gmma_ext.hpp")
     out = {}
-    for tn, op in ((False, "{atom}<GMMA::Major::K, GMMA::Major::K>"), (True, "{atom}<>")):
-        atoms = [a for a in ATOMS if a.endswith("_TN") == tn]
+    kinds = ((lambda a: not a.endswith("_TN"), "{atom}<GMMA::Major::K, GMMA::Major::K>"),
+             (lambda a: a.endswith("_TN") and "_S32" not in a, "{atom}<>"),       # scales only
+             (lambda a: "_S32" in a, "{atom}"))                                   # integers: no template
+    for pick, op in kinds:
+        atoms = [a for a in ATOMS if pick(a)]
         for i in range(0, len(atoms), CHUNK):
             out.update(cute_oracle.mma_traits(atoms[i:i + CHUNK], headers, op=op))
     return out
 
 
 def _cute_atoms():
-    """The dense GMMA atoms CuTe's headers define (no sparse, no _SATURATE)."""
-    inc = cute_oracle.INCLUDES[0] / "cute" / "arch"
-    text = "".join((inc / f).read_text() for f in ("mma_sm90_gmma.hpp", "mma_sm90_gmma_ext.hpp"))
-    names = set(re.findall(r"struct (SM90_64x\d+x\d+_[A-Z0-9]+_[RS]S(?:_TN)?)\b", text))
+    """The dense GMMA atoms CuTe's headers define (no sparse, no _SATURATE): the ``SM90_64x...``
+    names of ``arch/`` (``struct MMA_64x...`` in ``SM90::GMMA``) and of ``atom/`` (the aliases)."""
+    cute = cute_oracle.INCLUDES[0] / "cute"
+    text = "".join((cute / f).read_text() for f in ("arch/mma_sm90_gmma.hpp", "arch/mma_sm90_gmma_ext.hpp",
+                                                    "atom/mma_traits_sm90_gmma.hpp", "atom/mma_traits_sm90_gmma_ext.hpp"))
+    names = {"SM90_" + n for n in re.findall(r"struct MMA_(64x\d+x\d+_[A-Z0-9]+_[RS]S(?:_TN)?)\b", text)}
+    names |= set(re.findall(r"using (SM90_64x\d+x\d+_[A-Z0-9]+_[RS]S(?:_TN)?)\s*=", text))
     types = re.compile(r"_(F16F16F16|F32F16F16|F32BF16BF16|F32TF32TF32|(?:F16|F32)E[45]M[23]E[45]M[23]|S32[SU]8[SU]8)_")
     return {n for n in names if types.search(n)}
 

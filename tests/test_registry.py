@@ -16,6 +16,8 @@ import ast
 from pathlib import Path
 
 import numpy as np
+
+from labkit.errors import DeviceError, LayoutError
 import pytest
 
 from labkit import sim
@@ -60,13 +62,18 @@ def test_every_copy_entry_has_a_twin_an_intrinsic_and_a_check(table, checks):
         assert ins.atom in checks.values()
 
 
+def _verified_families():
+    from labkit.cli import verify_wgmma
+
+    return {(isa.instruction(c[0]).types, isa.instruction(c[0]).form) for c in verify_wgmma.CASES}
+
+
 @pytest.mark.parametrize("name", sorted(isa.GMMA))
 def test_every_gmma_entry_has_a_twin_an_intrinsic_and_a_check(name):
     # A wgmma entry: the twin is labkit.sim.wgmma (wgmma_ss or wgmma_rs, its operand addressing
-    # written from the PTX ISA, one model for every form: it must accept the entry's types), the
-    # intrinsic is bound in labkit.cuda.ptx under the entry's name, and verify checks it on an
-    # sm_90 GPU. wgmma has no CUDA-simulator twin (sm_90a only) and no fragment rule of its own
-    # beyond the probe's D rule and the RS form's A layout.
+    # written from the PTX ISA, one model for every form: it takes the entry itself), the
+    # intrinsic is bound in labkit.cuda.ptx under the entry's name, and verify checks its family
+    # (types and form) on an sm_90 GPU. wgmma has no CUDA-simulator twin (sm_90a only).
     from labkit.atoms.gmma_desc import GmmaDescriptor
     from labkit.atoms.gmma_fragment import a_registers
     from labkit.sim.wgmma import wgmma_rs, wgmma_ss
@@ -78,14 +85,14 @@ def test_every_gmma_entry_has_a_twin_an_intrinsic_and_a_check(name):
     da = GmmaDescriptor(leading_byte_offset=8, stride_byte_offset=16).encode()
     db = GmmaDescriptor(start_address=256, leading_byte_offset=8, stride_byte_offset=16).encode()
     if g.form == "SS":                                                           # the twin
-        assert wgmma_ss(smem, da, db, n, g.ab_type, g.acc_type).shape == (64, n)
+        assert wgmma_ss(g, smem, da, db).shape == (64, n)
     else:
-        a = a_registers(np.zeros((64, 16)), g.ab_type)
-        assert wgmma_rs(a, smem, db, n, g.ab_type, g.acc_type).shape == (64, n)
-    assert ptx.instruction_of(getattr(ptx, g.intrinsic)) is g                   # the intrinsic
+        a = a_registers(np.zeros((64, g.k)), g.a_type)
+        assert wgmma_rs(g, a, smem, db).shape == (64, n)
+    assert ptx.instruction_of(getattr(ptx, g.name)) is g                        # the intrinsic
     if not ptx.SIMULATED:
         assert _intrinsics().ASM[name] == g.asm and g.asm.split("; ")[1].startswith("setp")
-    assert g.atoms[0] in verify_checks.WGMMA_ATOMS                                       # the verify check
+    assert (g.types, g.form) in _verified_families()                            # the verify check
 
 
 def test_every_entry_is_a_verify_job():
@@ -149,13 +156,24 @@ def test_element_coding():
     regs = el.pack_registers(np.array([0x01, 0x02, 0x03, 0x04, 0xFF, 0, 0, 0x80], np.uint8), "s8")
     assert [hex(int(r)) for r in regs] == ["0x4030201", "0x800000ff"]
     assert el.unpack_registers(regs, "s8").tolist() == [1, 2, 3, 4, 255, 0, 0, 128]
-    for kind in el.ELEMENTS:
-        e = el.element(kind)
-        assert el.per_register(kind) * e.bits == 32
-    with pytest.raises(el.DeviceError, match="s8 must be integers in -128..127"):
+    # OCP 8-bit floats (the PTX ISA's .e4m3 and .e5m2): e4m3 bias 7, max 448 = 0x7E, no infinity,
+    # S.1111.111 NaN; e5m2 bias 15, max 57344 = 0x7B; cvt.rn.satfinite clamps to the max
+    assert el.to_bits([1.0, -2.0, 448.0, 1e6, 2.0 ** -9, 0.0], "e4m3").tolist() == \
+        [0x38, 0xC0, 0x7E, 0x7E, 0x01, 0x00]
+    assert el.to_bits([1.0, 57344.0, 2.0 ** -16, 1.125], "e5m2").tolist() == [0x3C, 0x7B, 0x01, 0x3C]
+    assert el.from_bits(np.array([0x7F, 0x7C], np.uint8), "e5m2").tolist()[1] == np.inf
+    assert np.isnan(el.from_bits(0x7F, "e4m3"))
+    for kind, e in el.ELEMENTS.items():
+        if e.bits <= 32:
+            assert el.per_register(kind) * e.bits == 32
+    for spelling in ("half_t", "float16", np.float16, "f16"):
+        assert el.element(spelling).name == "f16"
+    assert [el.element(c).name for c in ("bfloat16_t", "tfloat32_t", "float_e4m3_t", "float_e5m2_t",
+                                         "int8_t", "uint8_t")] == ["bf16", "tf32", "e4m3", "e5m2", "s8", "u8"]
+    with pytest.raises(LayoutError, match="s8 must be integers in -128..127"):
         el.to_bits([128], "s8")
-    with pytest.raises(el.DeviceError, match="element type must be one of"):
-        el.to_bits([1], "fp8")
+    with pytest.raises(LayoutError, match="element_type='fp7' is not an element type"):
+        el.to_bits([1], "fp7")
 
 
 def test_register_counts_are_element_width_arithmetic():
@@ -227,7 +245,7 @@ def test_a_moved_name_fails_loudly_naming_the_version():
         _numba.resolve("numba.cuda.extending", "no_such_name")
     msg = str(e.value)
     assert _numba.NUMBA_CUDA_VERSION in msg and "numba.cuda.extending.no_such_name" in msg
-    assert isinstance(e.value, ImportError) and isinstance(e.value, el.DeviceError)
+    assert isinstance(e.value, ImportError) and isinstance(e.value, DeviceError)
 
 
 def test_the_boundary_uses_numba_cudas_own_extending_api():

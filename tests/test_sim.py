@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import labkit as lk
 from labkit import lab, sim
-from labkit.errors import DeviceError
+from labkit.errors import DeviceError, LayoutError
 
 LANES = np.arange(32)
 MMA_ATOMS = [
@@ -202,7 +202,7 @@ def test_s8_mma_is_exact_over_the_whole_range_and_wraps_in_s32():
     want = (A @ B.T + C + 2**31) % 2**32 - 2**31
     assert np.array_equal(sim.unpack_fragment(spec, "D", d), want)
     assert sim.pack_fragment(spec, "A", A).dtype == np.uint32                  # four s8 to a register
-    with pytest.raises(DeviceError, match="s8 must be integers"):
+    with pytest.raises(LayoutError, match="s8 must be integers"):
         sim.pack_fragment(spec, "A", A + 0.5)
 
 

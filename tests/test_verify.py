@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 
 import numpy as np
+
+from labkit.atoms import instructions as isa
 import pytest
 
 from labkit.cli import verify, verify_checks, verify_predictions, verify_wgmma
@@ -47,7 +49,7 @@ def test_verify_passes_on_the_cuda_simulator(cpu_run):
     assert checks == 22 and out.count("| PASS ") == checks and "FAIL" not in out
     # wgmma is sm_90a only: the simulator has none, so its checks are skipped with the reason
     wgmma = len(verify_wgmma.CASES) + len(verify_wgmma.MISENCODED) + len(verify_wgmma.BASE_OFFSET)
-    assert wgmma == 104
+    assert wgmma == 141
     skipped = [line for line in out.splitlines() if line.startswith("skipped")]
     assert skipped == [f"skipped on this device: {wgmma} wgmma checks (sm_90a only: the CUDA simulator has no wgmma)"]
     assert "| wgmma" not in out and f"{checks} checks" in out
@@ -56,7 +58,7 @@ def test_verify_passes_on_the_cuda_simulator(cpu_run):
 @pytest.mark.slow
 def test_verify_only_wgmma_on_the_simulator_is_skipped_not_failed():
     done = _cli("--n", "2", "--only", "wgmma", simulated=True)
-    assert "skipped on this device: 104 wgmma checks (sm_90a only: the CUDA simulator has no wgmma)" in done.stdout
+    assert "skipped on this device: 141 wgmma checks (sm_90a only: the CUDA simulator has no wgmma)" in done.stdout
     assert "FAIL" not in done.stdout and "NOTHING CHECKED" in done.stdout
 
 
@@ -118,9 +120,9 @@ def test_an_unwritten_accumulator_fails_the_wgmma_check():
     assert not r.ok and "D random device vs float64" in [name for name, ok, _ in r.items if not ok]
 
 
-def test_the_cases_cover_both_majors_every_swizzle_and_every_entry():
-    from labkit.atoms.gmma_instructions import GMMA
+def test_the_cases_cover_both_majors_every_swizzle_and_every_type():
     from labkit.atoms.gmma_smem import fits
+    from labkit.atoms.instructions import GMMA
 
     grid = {(c[0], c[1], c[2]) for c in verify_wgmma.CASES}
     b_grid = {(c[0], c[3], c[4]) for c in verify_wgmma.CASES}
@@ -131,7 +133,13 @@ def test_the_cases_cover_both_majors_every_swizzle_and_every_entry():
                 if fits(major, sw, n, 64):      # an MN-major atom wider than N cannot hold B
                     assert (f"SM90_64x{n}x16_F32F16F16_RS", major, sw) in b_grid
     assert all(c[1:3] == ("K", "REG") for c in verify_wgmma.CASES if c[0].endswith("_RS"))
-    assert set(verify_checks.WGMMA_ATOMS) == {g.atoms[0] for g in GMMA.values()}
+    # every form of every type (PTX's .dtype.atype.btype), SS and RS, at N 64 and 256 at least
+    families = {(g.types, g.form) for g in GMMA.values()}
+    checked = {(isa.instruction(c[0]).types, isa.instruction(c[0]).form, isa.instruction(c[0]).n)
+               for c in verify_wgmma.CASES}
+    for types, form in families:
+        assert {(types, form, 64), (types, form, 256)} <= checked, (types, form)
+    assert set(verify_checks.WGMMA_ATOMS) == {c[0] for c in verify_wgmma.CASES}
 
 
 @pytest.mark.parametrize("mis", verify_wgmma.MISENCODED, ids=lambda m: m[6])

@@ -14,10 +14,10 @@ import re
 import numpy as np
 import pytest
 
-from labkit.atoms.gmma_instructions import GMMA, GMMA_N
-from labkit.atoms.instructions import tv_coords
-from labkit.atoms.wgmma_ptx import WGMMA_PTX
+from labkit.atoms.instructions import GMMA, WGMMA_PTX, tv_coords
+from labkit.atoms.mma_table import GMMA_N
 from labkit.cuda import launch, ptx
+from labkit.elements import to_bits
 from labkit.cuda.kernels.probes import wgmma_probe as wp
 from labkit.errors import DeviceError, InstructionError, LayoutError
 
@@ -45,51 +45,63 @@ def test_wgmma_ptx_holds_only_the_fences():
         assert ins.arch == ("" if name == "fence_proxy_async_shared_cta" else "sm_90a"), name
 
 
-@pytest.mark.parametrize("name", SS)
-def test_each_ss_entry_holds_its_inline_ptx(name):
+# PTX ISA, wgmma.mma_async: K by the A/B type (.f16/.bf16 k16, .tf32 k8, .e4m3/.e5m2/.s8/.u8
+# k32) and the operands after scale-d: .f16/.bf16 imm-scale-a, imm-scale-b, imm-trans-a (SS only),
+# imm-trans-b; .tf32 and the fp8 types imm-scale-a, imm-scale-b; the integer types none.
+ISA_K = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32}
+ISA_IMMEDIATES = {
+    ("f16", "SS"): ("imm_scale_a", "imm_scale_b", "imm_trans_a", "imm_trans_b"),
+    ("f16", "RS"): ("imm_scale_a", "imm_scale_b", "imm_trans_b"),
+    ("float", "SS"): ("imm_scale_a", "imm_scale_b"), ("float", "RS"): ("imm_scale_a", "imm_scale_b"),
+    ("int", "SS"): (), ("int", "RS"): ()}
+
+
+def _family(a):
+    return "f16" if a in ("f16", "bf16") else ("int" if a in ("s8", "u8") else "float")
+
+
+@pytest.mark.parametrize("name", SS + RS)
+def test_each_entry_holds_its_inline_ptx(name):
     g = GMMA[name]
     n = g.shape_mnk[1]
-    d, ab = g.acc_type, g.ab_type
-    assert g.ptx == f"wgmma.mma_async.sync.aligned.m64n{n}k16.{d}.{ab}.{ab}"
-    assert g.intrinsic == name and g.min_sm == 90 and g.arch == "sm_90a"
-    regs = n // 2 if d == "f32" else n // 4
+    d, a, b = g.types[:3]
+    k = ISA_K[a]
+    assert g.shape_mnk == (64, n, k) and ISA_K[b] == k
+    assert g.ptx == f"wgmma.mma_async.sync.aligned.m64n{n}k{k}.{d}.{a}.{b}"
+    assert g.min_sm == 90 and g.arch == "sm_90a" and g.threads == 128
+    regs = n // 4 if d == "f16" else n // 2
     if (d, n) in ISA_D_REGISTERS:
         assert ISA_D_REGISTERS[(d, n)] == regs
-    assert g.registers["C"] == (regs, "f32" if d == "f32" else "u32")
-    # the PTX operands in ISA order: d, a-desc, b-desc, scale-d (a predicate), four immediates
-    want = (r"\{ \.reg \.pred p; setp\.ne\.b32 p, \$%d, 0; %s \{\$0(, \$\d+)*\}, \$%d, \$%d, p, \$imm_scale_a, "
-            r"\$imm_scale_b, \$imm_trans_a, \$imm_trans_b; \}$" % (2 * regs + 2, re.escape(g.ptx), 2 * regs, 2 * regs + 1))
+    assert (g.registers("C"), g.register_type("C")) == (regs, d if d != "f16" else "u32")
+    imm = ISA_IMMEDIATES[_family(a), g.form]
+    assert g.immediates == imm
+    tail = "".join(r", \$" + x for x in imm)
+    if g.form == "SS":
+        want = (r"\{ \.reg \.pred p; setp\.ne\.b32 p, \$%d, 0; %s \{\$0(, \$\d+)*\}, \$%d, \$%d, p%s; \}$"
+                % (2 * regs + 2, re.escape(g.ptx), 2 * regs, 2 * regs + 1, tail))
+        assert g.asm.count("$") == regs + 3 + len(imm)
+    else:
+        assert (g.registers("A"), g.register_type("A")) == (4, "u32")       # a: four .b32
+        a_regs = ", ".join(r"\$%d" % (2 * regs + i) for i in range(4))
+        want = (r"\{ \.reg \.pred p; setp\.ne\.b32 p, \$%d, 0; %s \{\$0(, \$\d+)*\}, \{%s\}, \$%d, p%s; \}$"
+                % (2 * regs + 5, re.escape(g.ptx), a_regs, 2 * regs + 4, tail))
+        assert g.asm.count("$") == regs + 4 + 2 + len(imm)
     assert re.match(want, g.asm), g.asm
-    assert g.asm.count("$") == regs + 3 + 4
-
-
-@pytest.mark.parametrize("name", RS)
-def test_each_rs_entry_holds_its_inline_ptx(name):
-    # PTX ISA, wgmma.mma_async with A in registers: "d, a, b-desc, scale-d, imm-scale-a,
-    # imm-scale-b, imm-trans-b" (no imm-trans-a); a is four .b32 registers for 16-bit A
-    g = GMMA[name]
-    regs = g.registers["C"][0]
-    assert g.intrinsic == name and g.registers["A"] == (4, "u32") and g.form == "RS"
-    a = ", ".join(r"\$%d" % (2 * regs + i) for i in range(4))
-    want = (r"\{ \.reg \.pred p; setp\.ne\.b32 p, \$%d, 0; %s \{\$0(, \$\d+)*\}, \{%s\}, \$%d, p, "
-            r"\$imm_scale_a, \$imm_scale_b, \$imm_trans_b; \}$" % (2 * regs + 5, re.escape(g.ptx), a, 2 * regs + 4))
-    assert re.match(want, g.asm), g.asm
-    assert "imm_trans_a" not in g.asm and g.asm.count("$") == regs + 4 + 2 + 3
 
 
 def test_ptx_binds_every_wgmma_name_and_knows_its_minimum_sm():
     assert set(ptx.WGMMA) == set(WGMMA_PTX) | set(SS) | set(RS)
-    for name, ins in ptx.WGMMA.items():
+    for name, ins in list(ptx.WGMMA.items())[::37] + list(WGMMA_PTX.items()):
         assert name in ptx.__all__
         assert ptx.instruction_of(getattr(ptx, name)) is ins
         assert ptx.min_sm(name) == 90 and ptx.min_sm(getattr(ptx, name)) == 90
     assert ptx.instruction_of(ptx.wgmma_m64n128k16_f16f16f16_ss) is GMMA["wgmma_m64n128k16_f16f16f16_ss"]
-    assert {"wgmma_zeros", "wgmma_zeros_u32", "wgmma_fence_operand"} <= set(ptx.__all__)
+    assert {"wgmma_zeros", "wgmma_zeros_s32", "wgmma_zeros_u32", "wgmma_fence_operand"} <= set(ptx.__all__)
 
 
 # --- the D fragment (PTX ISA) and CuTe's CLayout ------------------------------------------------
 
-@pytest.mark.parametrize("n", GMMA_N)
+@pytest.mark.parametrize("n", (8, 16, 24, 64, 128, 200, 256))
 def test_the_d_fragment_covers_d_once_as_cutes_clayout_says(n):
     seen = {wp.d_coords(t, v) for t in range(128) for v in range(n // 2)}
     assert seen == {(m, j) for m in range(64) for j in range(n)}
@@ -130,10 +142,12 @@ def test_bad_a_registers_are_refused():
 
     with pytest.raises(LayoutError, match="A must be 64 x 16"):
         a_registers(np.zeros((64, 32)))
+    with pytest.raises(LayoutError, match="A must be 64 x 8"):
+        a_registers(np.zeros((64, 16)), "tfloat32_t")
     with pytest.raises(LayoutError, match=r"a must be \(128, 4\) integer registers"):
         a_from_registers(np.zeros((32, 4), np.uint32))
-    with pytest.raises(LayoutError, match="element must be 'f16' or 'bf16'"):
-        a_registers(np.zeros((64, 16)), "tf32")
+    with pytest.raises(LayoutError, match="element must be a wgmma A type"):
+        a_registers(np.zeros((64, 16)), "f32")
 
 
 def test_f16_accumulators_unpack_low_half_first():
@@ -163,7 +177,7 @@ def test_the_plan_uses_cutes_layouts_and_descriptors():
 def test_bad_plans_are_refused_with_labkit_errors():
     with pytest.raises(LayoutError, match="MN-major SW64 atom is 32 elements wide"):
         wp.make_plan("wgmma_m64n8k16_f32f16f16_ss", "K", "SW64", "MN", "SW64")
-    with pytest.raises(InstructionError, match="wgmma entry of the GMMA table"):
+    with pytest.raises(InstructionError, match="no wgmma instruction named"):
         wp.make_plan("SM80_16x8x16_F32F16F16F32_TN")
     with pytest.raises(LayoutError, match="A comes from registers, K-major only"):
         wp.make_plan("wgmma_m64n8k16_f32f16f16_rs", a_major="MN")
@@ -210,8 +224,8 @@ def test_the_rs_probe_loads_a_before_the_fence_and_compiles_to_sm_90a_wgmma(name
     import numba
 
     g = GMMA[name]
-    r, kind = g.registers["C"]
-    acc = numba.float32 if kind == "f32" else numba.uint32
+    r, kind = g.registers("C"), g.register_type("C")
+    acc = {"f32": numba.float32, "s32": numba.int32, "u32": numba.uint32}[kind]
     text = _compile(wp._kernel(name, 0, trans_b, steps).py_func, _PROBE_ARGS(acc))
     assert re.search(r"^\.target sm_90a$", text, re.M)
     mma = re.findall(re.escape(g.ptx) + r" \{(.*?)\}, \{(%r\d+), (%r\d+), (%r\d+), (%r\d+)\}, %rd\d+, p, 1, 1, "
@@ -228,17 +242,24 @@ def test_the_rs_probe_loads_a_before_the_fence_and_compiles_to_sm_90a_wgmma(name
 @pytest.mark.parametrize(("name", "trans"), [("wgmma_m64n8k16_f32f16f16_ss", (0, 0)),
                                              ("wgmma_m64n256k16_f32f16f16_ss", (1, 1)),
                                              ("wgmma_m64n32k16_f32bf16bf16_ss", (1, 0)),
-                                             ("wgmma_m64n64k16_f16f16f16_ss", (0, 1))])
+                                             ("wgmma_m64n64k16_f16f16f16_ss", (0, 1)),
+                                             ("wgmma_m64n64k8_f32tf32tf32_ss", (0, 0)),
+                                             ("wgmma_m64n128k32_f32e4m3e5m2_ss", (0, 0)),
+                                             ("wgmma_m64n24k32_f16e5m2e4m3_ss", (0, 0)),
+                                             ("wgmma_m64n48k32_s32u8s8_ss", (0, 0))])
 def test_the_probe_compiles_to_sm_90a_wgmma(name, trans):
     import numba
 
     g = GMMA[name]
-    r, kind = g.registers["C"]
-    acc = numba.float32 if kind == "f32" else numba.uint32
+    r, kind = g.registers("C"), g.register_type("C")
+    acc = {"f32": numba.float32, "s32": numba.int32, "u32": numba.uint32}[kind]
     text = _compile(wp._kernel(name, *trans).py_func, _PROBE_ARGS(acc))
     assert re.search(r"^\.target sm_90a$", text, re.M)
-    mma = re.findall(re.escape(g.ptx) + r" \{(.*?)\}, %rd\d+, %rd\d+, p, 1, 1, (\d), (\d);", text)
-    assert mma and all(len(m[0].split(",")) == r and (int(m[1]), int(m[2])) == trans for m in mma)
+    # the immediates as literals: f16/bf16 scales 1, 1 and both transposes; tf32 and fp8 the
+    # scales only; integers none (PTX ISA's operand lists)
+    imm = {4: r", 1, 1, (\d), (\d)", 2: r", 1, 1()()", 0: r"()()"}[len(g.immediates)]
+    mma = re.findall(re.escape(g.ptx) + r" \{(.*?)\}, %rd\d+, %rd\d+, p" + imm + ";", text)
+    assert mma and all(len(m[0].split(",")) == r and (int(m[1] or 0), int(m[2] or 0)) == trans for m in mma)
     for op in ("wgmma.fence.sync.aligned;", "wgmma.commit_group.sync.aligned;", "wgmma.wait_group.sync.aligned 0;",
                "fence.proxy.async.shared::cta;"):
         assert text.count(op) == 1, op
@@ -351,10 +372,10 @@ def test_rs_wgmma_takes_a_from_registers_with_b_in_every_swizzle(n):
 @pytest.mark.gpu
 def test_a_misencoded_descriptor_reads_what_the_twin_predicts():
     _need_sm90()
-    from labkit.cli import verify, verify_wgmma
+    from labkit.cli import verify_checks, verify_wgmma
 
     for case in verify_wgmma.MISENCODED:
-        r = verify.check_misencoded(case, np.random.default_rng(5), lambda fn, *a: fn(*a))
+        r = verify_checks.check_misencoded(case, np.random.default_rng(5), lambda fn, *a: fn(*a))
         assert r.ok, r.items
 
 
@@ -362,7 +383,7 @@ def test_a_misencoded_descriptor_reads_what_the_twin_predicts():
 def test_the_shared_array_is_1024_byte_aligned_and_the_sass_holds_hgmma():
     _need_sm90()
     p = wp.make_plan("wgmma_m64n256k16_f32f16f16_ss")
-    img = p.image(wp.to_bits16(np.ones((64, 64)), "f16"), wp.to_bits16(np.ones((256, 64)), "f16"))
+    img = p.image(to_bits(np.ones((64, 64)), "f16"), to_bits(np.ones((256, 64)), "f16"))
     regs, addr = wp.wgmma_registers(p, img)
     assert (regs == 64).all() and addr % 1024 == 0
     try:

@@ -59,7 +59,8 @@ def test_wgmma_ss_reads_cute_layouts_through_the_descriptor(case):
         .astype(np.float64))
     want = rounded(a) @ rounded(b).T
     c = rng.standard_normal((64, n))
-    got = wgmma_ss(smem, da, db, n, el, "f32", d=c, a_major=am, b_major=bm)
+    entry = f"SM90_64x{n}x16_F32{el.upper()}{el.upper()}_SS"
+    got = wgmma_ss(entry, smem, da, db, d=c, a_major=am, b_major=bm)
     assert got.shape == (64, n) and got.dtype == np.float32
     np.testing.assert_allclose(got, want + c, rtol=1e-5, atol=1e-4)
 
@@ -72,26 +73,83 @@ def test_a_wrong_sbo_or_swizzle_reads_the_wrong_bytes():
     _store(smem, a, la, 0, "f16")
     _store(smem, b, lb, 0x4000, "f16")
     da, db = make_gmma_desc("K", la, 0), make_gmma_desc("K", lb, 0x4000)
-    right = wgmma_ss(smem, da.encode(), db.encode(), 8)
+    right = wgmma_ss("SM90_64x8x16_F32F16F16_SS", smem, da.encode(), db.encode())
     for bad in (GmmaDescriptor(da.start_address, da.leading_byte_offset, da.stride_byte_offset // 2,
                                0, da.layout_type),
                 GmmaDescriptor(da.start_address, da.leading_byte_offset, da.stride_byte_offset,
                                0, "B64")):
-        assert not np.allclose(wgmma_ss(smem, bad.encode(), db.encode(), 8), right)
+        assert not np.allclose(wgmma_ss("SM90_64x8x16_F32F16F16_SS", smem, bad.encode(), db.encode()), right)
     assert decode(da.encode()) == da
 
 
-@pytest.mark.parametrize("kwargs,match", [
-    ({"n": 12}, "multiple of 8"), ({"element": "f32"}, "element must be"),
-    ({"element": "bf16", "accum": "f16"}, "bf16 in f32"), ({"a_major": "T"}, "major must be"),
+@pytest.mark.parametrize("entry,kwargs,match", [
+    ("SM90_64x12x16_F32F16F16_SS", {}, "no wgmma instruction named"),
+    ("SM80_16x8x16_F32F16F16F32_TN", {}, "no wgmma instruction named"),
+    ("SM90_64x8x16_F32F16F16_RS", {}, "RS form; this twin models the SS form"),
+    ("SM90_64x8x16_F32F16F16_SS", {"a_major": "T"}, "a_major must be"),
+    ("SM90_64x8x32_F32E4M3E4M3_SS_TN", {"b_major": "MN"}, "only 16-bit operands may be MN-major"),
 ])
-def test_wgmma_ss_bad_arguments(kwargs, match):
+def test_wgmma_ss_bad_arguments(entry, kwargs, match):
     smem = np.zeros(1 << 14, np.uint8)
-    args = {"n": 8, **kwargs}
     with pytest.raises(LayoutError, match=match):
-        wgmma_ss(smem, GmmaDescriptor(leading_byte_offset=8, stride_byte_offset=16).encode(),
-                 GmmaDescriptor(start_address=128, leading_byte_offset=8,
-                                stride_byte_offset=16).encode(), **args)
+        wgmma_ss(entry, smem, GmmaDescriptor(leading_byte_offset=8, stride_byte_offset=16).encode(),
+                 GmmaDescriptor(start_address=128, leading_byte_offset=8, stride_byte_offset=16).encode(),
+                 **kwargs)
+
+
+# --- every element type: tf32, e4m3/e5m2, s8/u8 (K = 32 bytes) ------------------------------------
+
+TYPES = [("F32TF32TF32", "tf32", "tf32", 8), ("F32E4M3E5M2", "e4m3", "e5m2", 32), ("F16E5M2E4M3", "e5m2", "e4m3", 32),
+         ("S32S8U8", "s8", "u8", 32), ("S32U8S8", "u8", "s8", 32)]
+
+
+@pytest.mark.parametrize("types,ta,tb,k", TYPES)
+@pytest.mark.parametrize("sw", SWIZZLES)
+def test_the_twin_reads_every_element_type_from_cutes_k_major_layouts(types, ta, tb, k, sw):
+    # A (64 x K) and B (32 x K) written byte by byte at CuTe's addresses (labkit's GMMA atom for the
+    # element width, swizzle on the absolute byte address) with values exact in the type; D is the
+    # float64 product (integers: exact, the s32 sum cannot wrap here)
+    from labkit.atoms.gmma_smem import gmma_operand
+    from labkit.elements import element, from_bits, to_bits
+
+    rng = np.random.default_rng(k + len(sw))
+    bits = element(ta).bits
+    vals = {"tf32": lambda r: rng.standard_normal(r), "e4m3": lambda r: rng.integers(-8, 9, r) / 4,
+            "e5m2": lambda r: rng.integers(-8, 9, r) / 2, "s8": lambda r: rng.integers(-128, 128, r),
+            "u8": lambda r: rng.integers(0, 256, r)}
+    a = from_bits(to_bits(vals[ta]((64, 4 * k)), ta), ta)
+    b = from_bits(to_bits(vals[tb]((32, 4 * k)), tb), tb)
+    op_a = gmma_operand("K", sw, 64, 4 * k, 0, bits)
+    op_b = gmma_operand("K", sw, 32, 4 * k, 0x8000, bits)
+    smem = np.zeros(0x10000, np.uint8)
+    op_a.store(smem, to_bits(a, ta))
+    op_b.store(smem, to_bits(b, tb))
+    steps = [(da.encode(), db.encode()) for da, db in zip(op_a.descriptors(), op_b.descriptors())]
+    assert len(steps) == 4
+    from labkit.sim.wgmma import wgmma_ss_steps
+    d = wgmma_ss_steps(f"SM90_64x32x{k}_{types}_SS_TN", smem, steps)
+    want = a @ b.T
+    if types.startswith("S32"):
+        assert d.dtype == np.int32 and (d == want).all()
+    elif types.startswith("F16"):
+        np.testing.assert_allclose(d, want, rtol=2 ** -10, atol=2 ** -10)
+    else:
+        np.testing.assert_allclose(d, want, rtol=1e-6, atol=1e-5)
+
+
+def test_the_s32_accumulator_wraps_as_the_ptx_isa_says():
+    # wgmma .s32 without .satfinite: the sum wraps modulo 2^32
+    from labkit.atoms.gmma_smem import gmma_operand
+    from labkit.sim.wgmma import wgmma_ss
+
+    op_a, op_b = gmma_operand("K", "SW32", 64, 32, 0, 8), gmma_operand("K", "SW32", 8, 32, 0x4000, 8)
+    smem = np.zeros(0x8000, np.uint8)
+    op_a.store(smem, np.full((64, 32), 255, np.uint8))
+    op_b.store(smem, np.full((8, 32), 255, np.uint8))
+    (da,), (db,) = op_a.descriptors(), op_b.descriptors()
+    d0 = np.full((64, 8), 2 ** 31 - 1000)
+    d = wgmma_ss("SM90_64x8x32_S32U8U8_SS_TN", smem, da.encode(), db.encode(), d=d0)
+    assert int(d[0, 0]) == (2 ** 31 - 1000 + 32 * 255 * 255) - 2 ** 32
 
 
 # --- the base offset, against what an H200 read ---------------------------------------------------
@@ -119,7 +177,8 @@ def test_the_twin_predicts_every_base_offset_read_recorded_on_an_h200():
         want = b == (0 if layout == "absolute" else (start >> 7) & 7)
         assert (r["right"] == 4096) == want, (layout, start, b, r["right"])
     plan = wp.make_plan(script["ENTRY"], "K", "SW128", "K", "SW128")
-    for layout, start, b, img, descs in script["launches"](plan, wp.to_bits16):
-        D = wgmma_ss_steps(img, descs, 64, "f16", "f32", "K", "K")
+    from labkit.elements import to_bits
+    for layout, start, b, img, descs in script["launches"](plan, to_bits):
+        D = wgmma_ss_steps(script["ENTRY"], img, descs, "K", "K")
         got = hashlib.sha256(np.ascontiguousarray(D, np.float32).tobytes()).hexdigest()
         assert got == recorded[layout, start, b]["d_sha256"], (layout, start, b)

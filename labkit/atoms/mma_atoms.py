@@ -59,7 +59,7 @@ class MMAAtom:
     types: tuple          # (D, A, B, C) element types
     ptx: str
     min_sm: int
-    instruction: MmaInstruction
+    entry: MmaInstruction
     major_A: str = "K"
     major_B: str = "K"
 
@@ -67,19 +67,20 @@ class MMAAtom:
     a_type = property(lambda self: self.types[1], doc="Element type of A.")
     b_type = property(lambda self: self.types[2], doc="Element type of B.")
     c_type = property(lambda self: self.types[3], doc="Element type of C.")
+    instruction = property(lambda self: self.entry.name, doc="The registry entry's name (its labkit.cuda.ptx name).")
 
     def operand_kind(self, op: str) -> str:
         """``"registers"`` or ``"descriptor"`` (GMMA: B, and A in the SS form)."""
-        return self.instruction.operand_kind(op)
+        return self.entry.operand_kind(op)
 
     def registers(self, op: str) -> int:
         """Registers per thread of operand ``op`` (A, B, C or D): 32-bit ones, or one 64-bit
         descriptor (the registry entry's count)."""
-        return self.instruction.registers(op)
+        return self.entry.registers(op)
 
     def register_type(self, op: str) -> str:
         """PTX type of one register of ``op``: ``"u32"``, ``"f32"``, ``"s32"`` or ``"u64"``."""
-        return self.instruction.register_type(op)
+        return self.entry.register_type(op)
 
     def values_per_thread(self, op: str) -> int:
         """Size of the value mode of ``op``'s TV layout."""
@@ -145,7 +146,7 @@ def _atom(name, ins, major_a="K", major_b="K"):
     return MMAAtom(name=name, shape_mnk=tuple(S(x) for x in ins.shape_mnk),
                    thr_id=parse_layout(ins.thr_id), layout_A=parse_layout(ins.layout_A),
                    layout_B=parse_layout(ins.layout_B), layout_C=parse_layout(ins.layout_C),
-                   types=ins.types, ptx=ins.ptx, min_sm=ins.min_sm, instruction=ins,
+                   types=ins.types, ptx=ins.ptx, min_sm=ins.min_sm, entry=ins,
                    major_A=major_a, major_B=major_b)
 
 
@@ -163,8 +164,10 @@ def _gmma_atom(text, base, args):
     parts = [a.strip() for a in args.split(",")] if args and args.strip() else []
     tn = base.endswith("_TN")
     n_major = 0 if tn else 2
-    if len(parts) > n_major + 2 or (parts and not tn and len(parts) < 2):
-        want = "<scaleA, scaleB> (both optional)" if tn else "<tnspA, tnspB> or <tnspA, tnspB, scaleA, scaleB>"
+    n_scale = 0 if ins.acc_type == "s32" else 2          # CuTe's integer atoms are no templates
+    if len(parts) > n_major + n_scale or (parts and not tn and len(parts) < 2):
+        want = ("no template arguments" if not n_scale else "<scaleA, scaleB> (both optional)") if tn \
+            else "<tnspA, tnspB> or <tnspA, tnspB, scaleA, scaleB>"
         raise InstructionError(f"mma_atom: {text!r}: {base} takes {want}")
     majors = []
     for p in parts[:n_major]:

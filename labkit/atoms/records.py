@@ -27,17 +27,11 @@ from dataclasses import dataclass
 
 from ..elements import element
 from ..errors import InstructionError
+from ..threads import WARP, WARPGROUP
 
 __all__ = ["WARP", "WARPGROUP", "Instruction", "MmaInstruction", "LdmatrixInstruction",
            "StmatrixInstruction", "CpAsyncInstruction", "InlineInstruction", "operand",
            "tv_coords"]
-
-WARP = 32
-"""Threads of a warp."""
-
-WARPGROUP = 128
-"""Threads of a warpgroup: four consecutive warps, the first one's index a multiple of 4."""
-
 
 @dataclass(frozen=True)
 class Instruction:

@@ -24,7 +24,7 @@ supplies one row address, so each matrix is one 8-lane phase of 16-byte reads.
 (8, 8)
 """
 
-from labkit.banks.bank_model import (ACCESS_BYTES, BANK_BYTES, NUM_BANKS, WARP_SIZE, BankConflicts,  # noqa: F401
+from labkit.banks.bank_model import (ACCESS_BYTES, BANK_BYTES, NUM_BANKS, BankConflicts,  # noqa: F401
                                      bank_conflicts, bank_of, lanes_per_phase, slot_of)
 from labkit.banks.batch_conflicts import BatchConflicts, bank_conflicts_batch
 from labkit.banks.layout_access import access_addresses, access_conflicts

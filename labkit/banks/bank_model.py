@@ -14,11 +14,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from labkit.errors import LayoutError
+from ..threads import WARP
 
-__all__ = ["WARP_SIZE", "NUM_BANKS", "BANK_BYTES", "ACCESS_BYTES", "bank_of", "slot_of", "lanes_per_phase",
+__all__ = ["NUM_BANKS", "BANK_BYTES", "ACCESS_BYTES", "bank_of", "slot_of", "lanes_per_phase",
            "BankConflicts", "bank_conflicts"]
 
-WARP_SIZE = 32
 """Lanes in a warp."""
 NUM_BANKS = 32
 """Shared-memory banks."""
@@ -98,8 +98,8 @@ def _as_address_array(addresses: Any, access_bytes: int, batch: bool) -> tuple[n
         shape = "(lanes,)" if not batch else "(accesses, lanes)"
         raise LayoutError(f"{what} must have shape {shape}; got shape {arr.shape}")
     n_lanes = arr.shape[1]
-    if n_lanes == 0 or n_lanes > WARP_SIZE:
-        raise LayoutError(f"{what}: a warp access has 1 to {WARP_SIZE} lanes; got {n_lanes}")
+    if n_lanes == 0 or n_lanes > WARP:
+        raise LayoutError(f"{what}: a warp access has 1 to {WARP} lanes; got {n_lanes}")
     if arr.shape[0] == 0:
         raise LayoutError(f"{what}: need at least one access")
     if not np.all(active.any(axis=1)):
@@ -172,7 +172,7 @@ def lanes_per_phase(access_bytes: int, num_banks: int = NUM_BANKS, bank_bytes: i
     """
     ab = _check_access_bytes(access_bytes)
     nb, bb = _check_geometry(num_banks, bank_bytes)
-    return max(1, min(WARP_SIZE, (nb * bb) // max(ab, bb)))
+    return max(1, min(WARP, (nb * bb) // max(ab, bb)))
 
 
 def _analyse(arr: np.ndarray, active: np.ndarray, ab: int, nb: int, bb: int):

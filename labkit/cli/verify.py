@@ -17,7 +17,7 @@ float64 product bit for bit, and C is offset by 0.5 so no D is zero), half get r
 of the element type (floats: normal, and D must be within an fp tolerance of the float64
 reference; how often the device's D bits equal labkit.sim's is reported, not required;
 integers: the whole range of s8, and D, an exact s32 sum, must match bit for bit on every warp).
-Elements are coded and packed by :mod:`labkit.atoms.elements`, so an f16, tf32 or s8 atom takes
+Elements are coded and packed by :mod:`labkit.elements`, so an f16, tf32 or s8 atom takes
 the same path. A last check runs the
 sgemm_sm80 CTA (cp.async, Swizzle<3,3,3>, ldmatrix.x4, 128 MMAs per k-block) against
 labkit.sim and ``A @ B.T``.
@@ -56,7 +56,7 @@ import importlib.metadata as md
 
 import numpy as np
 
-from labkit.atoms.gmma_instructions import GMMA_BY_ATOM
+from labkit.atoms.instructions import instruction
 from labkit.atoms.instructions import instruction
 from labkit.cli import verify_wgmma
 from labkit.cli.verify_checks import (Result, check_base_offset, check_cta, check_ldmatrix, check_misencoded,
@@ -180,11 +180,11 @@ def main(argv=None) -> int:
     jobs = [(*job, "") for job in jobs]
     # wgmma: arch-specific (sm_90a), so a job also names the one target that runs it
     jobs += [(verify_wgmma.case_name(c), lambda c=c: check_wgmma(c, rng, run_device),
-              GMMA_BY_ATOM[c[0]].min_sm, GMMA_BY_ATOM[c[0]].arch) for c in verify_wgmma.CASES]
+              instruction(c[0]).min_sm, instruction(c[0]).arch) for c in verify_wgmma.CASES]
     jobs += [(verify_wgmma.misencoded_name(c), lambda c=c: check_misencoded(c, rng, run_device),
-              GMMA_BY_ATOM[c[0]].min_sm, GMMA_BY_ATOM[c[0]].arch) for c in verify_wgmma.MISENCODED]
+              instruction(c[0]).min_sm, instruction(c[0]).arch) for c in verify_wgmma.MISENCODED]
     jobs += [(verify_wgmma.base_offset_name(c), lambda c=c: check_base_offset(c, rng, run_device),
-              GMMA_BY_ATOM[c[0]].min_sm, GMMA_BY_ATOM[c[0]].arch) for c in verify_wgmma.BASE_OFFSET]
+              instruction(c[0]).min_sm, instruction(c[0]).arch) for c in verify_wgmma.BASE_OFFSET]
     if mode == "cudasim" and not os.environ.get("LABKIT_SIMULATED_SM"):
         # the simulator models any SM: let it be the newest one a check needs, so every check runs
         # (every check but the arch-specific ones, which the simulator cannot run)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from labkit.atoms.elements import element, wrap
+from labkit.elements import element, wrap
 from labkit.atoms.instructions import instruction
 from labkit.cli import verify_wgmma
 from labkit.cli.verify_predictions import (LDMATRIX_ATOMS, STMATRIX_ATOMS, ldmatrix_prediction,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from labkit.atoms import copy_atom, mma_atom
-from labkit.atoms.elements import pack_registers
+from labkit.elements import pack_registers
 from labkit.atoms.instructions import LDMATRIX, MMA, STMATRIX, instruction, tv_coords
 from labkit.layout import size
 
@@ -95,7 +95,7 @@ def mma_prediction(atom_name: str, operand: str, matrix_bits) -> np.ndarray:
     """Registers ``(W, 32, regs)`` the MMA atom's TV layout predicts for ``operand``
     (``"A"``, ``"B"`` or ``"C"``) holding ``matrix_bits`` (``(W, rows, cols)``, the bits of the
     operand's element type: uint16 for f16/bf16, uint8 for s8, uint32 for tf32/f32/s32), packed
-    by the element width (``labkit.atoms.elements.pack_registers``)."""
+    by the element width (``labkit.elements.pack_registers``)."""
     atom = mma_atom(atom_name)
     ins = instruction(atom.instruction, "mma")
     xy = tv_coords(str({"A": atom.layout_A, "B": atom.layout_B, "C": atom.layout_C}[operand]),

@@ -2,12 +2,14 @@
 device against ``labkit.sim.wgmma``, the twin written from the PTX ISA's descriptor addressing.
 
 Each case is an entry of the ``GMMA`` table, SS or RS (f32.f16.f16 with N 8, 64, 128 and 256 in
-both majors and every swizzle mode, mixed majors, bf16 and f16-accumulate at N 64 in both majors,
-and every other entry once, K-major SW128) with A (64 x 64) and B (N x 64) laid out in
-shared memory by CuTe's GMMA layout atoms (``labkit.atoms.gmma_smem``: K- or MN-major, INTER,
-SW32, SW64 or SW128) and four k16 steps through descriptors from ``make_gmma_desc``
+both majors and every swizzle mode, mixed majors, bf16 and f16-accumulate at N 64 in both majors;
+every other type, tf32, e4m3/e5m2 in all four pairs with f32 and f16 accumulators, s8/u8 in all
+four pairs, at N 64 K-major SW128 and N 256 K-major SW64/SW32) with A (64 x 128 bytes) and
+B (N x 128 bytes) laid out in shared memory by CuTe's GMMA layout atoms
+(``labkit.atoms.gmma_smem``: K- or MN-major, INTER, SW32, SW64 or SW128) and four wgmma steps of
+32 bytes of K through descriptors from ``make_gmma_desc``
 (:mod:`labkit.cuda.kernels.probes.wgmma_probe`); in the RS form A is in the warpgroup's registers
-instead (A's major and swizzle read ``K`` and ``REG``), packed by CuTe's ``ALayout_64x16``. The
+instead (A's major and swizzle read ``K`` and ``REG``), packed by CuTe's ``ALayout_64x{K}``. The
 device and the twin read the same shared-memory image through the same descriptors, and the same
 A registers:
 
@@ -27,9 +29,9 @@ wgmma is sm_90a only: on any other GPU, and under the CUDA simulator (which has 
 checks are skipped with that reason.
 
 >>> len(CASES), len(MISENCODED), len(BASE_OFFSET)
-(95, 3, 6)
->>> CASES[0], CASES[50]
-(('SM90_64x8x16_F32F16F16_SS', 'K', 'INTER', 'K', 'INTER'), ('SM90_64x8x16_F32F16F16_RS', 'K', 'REG', 'K', 'INTER'))
+(129, 6, 6)
+>>> CASES[0], CASES[60]
+(('SM90_64x8x16_F32F16F16_SS', 'K', 'INTER', 'K', 'INTER'), ('SM90_64x256x32_S32S8S8_SS_TN', 'K', 'SW64', 'K', 'SW32'))
 """
 
 from __future__ import annotations
@@ -39,8 +41,10 @@ import dataclasses
 import numpy as np
 
 from labkit.atoms.gmma_desc import GmmaDescriptor, LayoutType, decode
-from labkit.atoms.gmma_instructions import GMMA, GMMA_BY_ATOM
 from labkit.atoms.gmma_layouts import GMMA_SWIZZLES
+from labkit.atoms.instructions import GMMA, instruction
+from labkit.atoms.mma_table import GMMA_TYPES
+from labkit.elements import element, to_bits
 from labkit.atoms.gmma_smem import fits
 from labkit.sim.wgmma import wgmma_rs_steps, wgmma_ss_steps
 
@@ -72,9 +76,11 @@ def _cases(form):
     a = ("K", "REG") if form == "RS" else None
     for atom in (f"SM90_64x64x16_F32BF16BF16_{form}", f"SM90_64x64x16_F16F16F16_{form}"):  # other types
         out += [(atom, *(a or ("K", "SW128")), "K", "SW128"), (atom, *(a or ("MN", "SW64")), "MN", "SW64")]
-    done = {case[0] for case in out}
-    out += [(g.atoms[0], *(a or ("K", "SW128")), "K", "SW128") for g in GMMA.values()   # every other entry
-            if g.form == form and g.atoms[0] not in done]
+    for d, ta, tb in GMMA_TYPES:                    # every type at N 64 and N 256
+        sixteen = (d, ta, tb) in (("f32", "f16", "f16"), ("f32", "bf16", "bf16"), ("f16", "f16", "f16"))
+        for n, asw, bsw in ((64, "SW128", "SW128"), (256, "SW64", "SW32"))[1 if sixteen else 0:]:
+            g = GMMA[f"wgmma_m64n{n}k{256 // element(ta).bits}_{d}{ta}{tb}_{form.lower()}"]
+            out.append((g.atoms[0], *(a or ("K", asw)), "K", bsw))
     return out
 
 
@@ -85,6 +91,9 @@ MISENCODED = (
     ("SM90_64x64x16_F32F16F16_SS", "K", "SW128", "K", "SW128", "A", "SBO halved"),
     ("SM90_64x64x16_F32F16F16_SS", "K", "SW128", "K", "SW128", "B", "layout type B64 for B128"),
     ("SM90_64x64x16_F32F16F16_RS", "K", "REG", "K", "SW128", "B", "SBO halved"),
+    ("SM90_64x64x32_F32E4M3E4M3_SS_TN", "K", "SW128", "K", "SW128", "B", "SBO halved"),
+    ("SM90_64x64x8_F32TF32TF32_SS_TN", "K", "SW128", "K", "SW128", "A", "layout type B64 for B128"),
+    ("SM90_64x64x32_S32S8S8_SS_TN", "K", "SW128", "K", "SW128", "A", "SBO halved"),
 )
 """Cases whose descriptor is deliberately wrong: (case..., operand, what is wrong)."""
 
@@ -129,7 +138,7 @@ def offset_image(plan, a_bits, b_bits, start: int, restarted: bool):
         moved = dataclasses.replace(d, start_address=d.start_address + start // 16)
         addr = operand_addresses(GmmaDescriptor.encode(d), 64, major) + start if restarted else \
             operand_addresses(GmmaDescriptor.encode(moved), 64, major)
-        bits = np.asarray(a_bits)[:, 16 * s:16 * s + 16]
+        bits = np.asarray(a_bits)[:, plan.entry.k * s:plan.entry.k * (s + 1)]
         img[addr] = (bits & 0xFF).astype(np.uint8)
         img[addr + 1] = (bits >> 8).astype(np.uint8)
         descs[s, 0] = GmmaDescriptor.encode(moved)
@@ -164,21 +173,32 @@ def mis_encode(descs, operand: str, what: str) -> np.ndarray:
 
 
 def inputs(entry, rng, exact: bool):
-    """A (64 x 64) and B (N x 64), float64 values exact in the entry's A/B type: small integers
-    (``exact``: every sum of 64 products exact in f16 and f32) or uniform in [-1, 1) rounded to
-    the type."""
-    from labkit.atoms.elements import from_bits, to_bits
+    """A (64 x K) and B (N x K) for K = 128 bytes of the entry's types, float64 values exact in
+    them: small integers (``exact``: every sum of products exact in f16, f32 and s32; 0..6 for
+    an unsigned operand) or uniform in [-1, 1) rounded to the type (integers: their whole range)."""
+    from labkit.elements import from_bits, to_bits
 
-    n = entry.shape_mnk[1]
-    if exact:
-        A, B = rng.integers(-3, 4, (64, 64)), rng.integers(-3, 4, (n, 64))
-    else:
-        A, B = rng.uniform(-1, 1, (64, 64)), rng.uniform(-1, 1, (n, 64))
-    t = entry.ab_type
-    return from_bits(to_bits(A, t), t), from_bits(to_bits(B, t), t)
+    n, k = entry.shape_mnk[1], 128 * 8 // element(entry.a_type).bits
+    out = []
+    for t, rows in ((entry.a_type, 64), (entry.b_type, n)):
+        e = element(t)
+        if exact:
+            lo = 0 if not e.signed else -3
+            v = rng.integers(lo, lo + 7, (rows, k))
+        elif e.kind == "int":
+            v = rng.integers(-128 if e.signed else 0, 128 if e.signed else 256, (rows, k))
+        else:
+            v = rng.uniform(-1, 1, (rows, k))
+        out.append(from_bits(to_bits(v, t), t))
+    return tuple(out)
 
 
 def _bound(entry, A, B):
+    """The error bound of a wgmma's D against float64: 2^-16 relative for an f32 accumulator (the
+    tensor core's products and sums are at least that exact), f16's half an ulp and its smallest
+    normal for an f16 one, 0 for s32 (exact, and no wrap on these inputs)."""
+    if entry.acc_type == "s32":
+        return np.zeros((A.shape[0], B.shape[0])) + 0.5
     rtol, atol = (2.0 ** -16, 0.0) if entry.acc_type == "f32" else (2.0 ** -9, 2.0 ** -14)
     return rtol * (np.abs(A) @ np.abs(B).T) + atol
 
@@ -187,10 +207,10 @@ def _twin(plan, image, descs, a_regs):
     g = plan.entry
     if g.form == "RS":
         steps = [(a, int(step[1])) for a, step in zip(a_regs, descs)]
-        d = wgmma_rs_steps(image, steps, plan.n, g.ab_type, g.acc_type, plan.b.major)
+        d = wgmma_rs_steps(g, image, steps, plan.b.major)
     else:
-        d = wgmma_ss_steps(image, [tuple(int(x) for x in step) for step in descs], plan.n, g.ab_type,
-                           g.acc_type, plan.a_major, plan.b.major)
+        d = wgmma_ss_steps(g, image, [tuple(int(x) for x in step) for step in descs], plan.a_major,
+                           plan.b.major)
     return d.astype(np.float64)
 
 
@@ -198,13 +218,13 @@ def _plan(case):
     from labkit.cuda.kernels.probes import wgmma_probe as wp
 
     atom, am, asw, bm, bsw = case
-    return wp, wp.make_plan(GMMA_BY_ATOM[atom], am, asw, bm, bsw)
+    return wp, wp.make_plan(instruction(atom, "wgmma"), am, asw, bm, bsw)
 
 
 def _operands(wp, plan, A, B):
     """The image and (RS) A's registers of inputs A, B."""
     g = plan.entry
-    img = plan.image(wp.to_bits16(A, g.ab_type), wp.to_bits16(B, g.ab_type))
+    img = plan.image(to_bits(A, g.a_type), to_bits(B, g.b_type))
     return img, (plan.a_registers(A) if g.form == "RS" else None)
 
 
@@ -269,14 +289,14 @@ def check_base_offset(case, rng, run_device, result_cls):
     from labkit.cuda.kernels.probes import wgmma_probe as wp
 
     atom, am, asw, bm, bsw, start = case
-    plan = wp.make_plan(GMMA_BY_ATOM[atom], am, asw, bm, bsw)
+    plan = wp.make_plan(instruction(atom, "wgmma"), am, asw, bm, bsw)
     g = plan.entry
     phase = (start >> 7) % 8
     res = result_cls(base_offset_name(case), g.ptx, 4)
     A, B = inputs(g, rng, True)
     differ, total = 0, 0
     for restarted in (False, True):
-        img, descs = offset_image(plan, wp.to_bits16(A, g.ab_type), wp.to_bits16(B, g.ab_type), start, restarted)
+        img, descs = offset_image(plan, to_bits(A, g.a_type), to_bits(B, g.b_type), start, restarted)
         for b in (0, phase):
             d = with_base_offset(descs, b)
             dev = run_device(wp.wgmma_run, plan, img, d, None)

@@ -99,11 +99,11 @@ def _q6(n):
 
 
 def _q7(n):
-    from ..atoms.gmma_instructions import GMMA_BY_ATOM
+    from ..atoms.instructions import instruction
 
-    g = GMMA_BY_ATOM[f"SM90_64x{n.n7}x16_F32F16F16_SS"]
-    return (n.bk7 // g.shape_mnk[2], g.registers["C"][0],
-            GMMA_BY_ATOM[f"SM90_64x{n.n7}x16_F16F16F16_SS"].registers["C"][0])
+    g = instruction(f"SM90_64x{n.n7}x16_F32F16F16_SS")
+    return (n.bk7 // g.shape_mnk[2], g.registers("C"),
+            instruction(f"SM90_64x{n.n7}x16_F16F16F16_SS").registers("C"))
 
 
 def _q8(n):

@@ -13,7 +13,7 @@ and :mod:`~labkit.lab.wgmma_pipeline` (the mainloop as a schedule, and its measu
 ((64, 8), 1.0, 0.0)
 """
 
-from labkit.atoms.gmma_instructions import WARPGROUP
+from labkit.atoms.instructions import WARPGROUP
 from labkit.lab.wgmma_base_offset import base_offset_reads, base_offset_wrong, right_base_offset, stored_chunk
 from labkit.lab.wgmma_descriptors import (LAYOUTS, atom_table, core_matrix_starts, descriptor, descriptor_table,
                                           element_atom, operand_layout, stage)

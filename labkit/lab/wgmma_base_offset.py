@@ -107,7 +107,7 @@ def base_offset_wrong(start: int = 17024, seed: int = 0) -> str:
             d = np.zeros((64, 64), np.float32)
             for s in range(4):
                 da = GmmaDescriptor(**{**descriptor("K", "SW128", 64, 64, s, start).__dict__, "base_offset": base})
-                d = wgmma_ss(smem, da.encode(), descriptor("K", "SW128", 64, 64, s, b0).encode(), n=64, d=d)
+                d = wgmma_ss("SM90_64x64x16_F32F16F16_SS", smem, da.encode(), descriptor("K", "SW128", 64, 64, s, b0).encode(), d=d)
             wrong = int(np.count_nonzero(d != A.astype(np.float64) @ B.astype(np.float64).T))
             where = "restarted at the start" if restarted else "on the absolute address"
             lines.append(f"A {where}, base offset {base}: {wrong} of 4096 elements of D wrong")

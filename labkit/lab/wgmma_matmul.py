@@ -67,9 +67,9 @@ def twin_matmul(A, B, layout: str = "INTERLEAVE", tamper=None, a_from: str = "sm
             da = GmmaDescriptor(**{**da.__dict__, **tamper})
             db = GmmaDescriptor(**{**db.__dict__, **tamper})
         if rs:
-            d = wgmma_rs(a_registers(A[:, 16 * s:16 * s + 16]), smem, db.encode(), n=n, d=d)
+            d = wgmma_rs(f"SM90_64x{n}x16_F32F16F16_RS", a_registers(A[:, 16 * s:16 * s + 16]), smem, db.encode(), d=d)
         else:
-            d = wgmma_ss(smem, da.encode(), db.encode(), n=n, d=d)
+            d = wgmma_ss(f"SM90_64x{n}x16_F32F16F16_SS", smem, da.encode(), db.encode(), d=d)
     return d
 
 

@@ -1,6 +1,6 @@
 """Who holds what in a warpgroup: the accumulators of ``wgmma`` (CuTe's ``CLayout_64xN``) and A of
 the RS form (``ALayout_64x16``), each warp's share beside ``mma.sync``'s layouts, and the registers
-a thread holds, all read from the GMMA registry (:mod:`labkit.atoms.gmma_instructions`).
+a thread holds, all read from the instruction registry's GMMA entries (:mod:`labkit.atoms.instructions`).
 
 >>> owner(25, 10, 16)                                    # thread 37 (warp 1), value 6
 (37, 6)
@@ -12,7 +12,7 @@ import functools
 
 import numpy as np
 
-from labkit.atoms.gmma_instructions import GMMA_BY_ATOM, WARPGROUP
+from labkit.atoms.instructions import GMMA, WARPGROUP, instruction
 from labkit.errors import LayoutError
 from labkit.layout import S, make_layout, parse_layout
 
@@ -23,10 +23,10 @@ __all__ = ["c_layout", "owner", "owner_grid", "warp_layout", "warp_layout_matche
 def c_layout(n: int = 64):
     """CuTe's ``CLayout_64xN`` of ``SM90_64x{n}x16_F32F16F16_SS`` (the registry's text, parsed):
     ``(thread, value) -> m + 64 n``."""
-    name = f"SM90_64x{n}x16_F32F16F16_SS"
-    if name not in GMMA_BY_ATOM:
-        raise LayoutError(f"n={n!r}: the GMMA registry has N in (8, 16, 32, 64, 128, 256)")
-    return parse_layout(GMMA_BY_ATOM[name].layout_C)
+    name = f"wgmma_m64n{n}k16_f32f16f16_ss"
+    if not isinstance(n, int) or name not in GMMA:
+        raise LayoutError(f"n={n!r}: wgmma's N is a multiple of 8 from 8 to 256")
+    return parse_layout(GMMA[name].layout_C)
 
 
 @functools.lru_cache(maxsize=8)
@@ -98,7 +98,7 @@ def warp_layout_matches(n: int = 16) -> bool:
 def a_layout():
     """CuTe's ``ALayout_64x16`` of the RS entries (A in registers, the registry's text, parsed):
     ``(thread, value) -> m + 64 k`` over the 64 x 16 A of one k16 step."""
-    return parse_layout(GMMA_BY_ATOM["SM90_64x64x16_F32F16F16_RS"].layout_A)
+    return parse_layout(instruction("SM90_64x64x16_F32F16F16_RS").layout_A)
 
 
 def a_owner(m: int, k: int) -> tuple[int, int, int]:
@@ -159,8 +159,8 @@ def registers_text(ns=(8, 64, 128, 256)) -> str:
     """
     out = []
     for n in ns:
-        f32 = GMMA_BY_ATOM[f"SM90_64x{n}x16_F32F16F16_SS"].registers["C"]
-        f16 = GMMA_BY_ATOM[f"SM90_64x{n}x16_F16F16F16_SS"].registers["C"]
-        out.append(f"m64n{n}k16: {f32[0]} {f32[1]} registers a thread (f16 accumulators: {f16[0]} {f16[1]}); "
+        f32, f16 = (instruction(f"SM90_64x{n}x16_{t}_SS") for t in ("F32F16F16", "F16F16F16"))
+        out.append(f"m64n{n}k16: {f32.registers('C')} {f32.register_type('C')} registers a thread (f16 "
+                   f"accumulators: {f16.registers('C')} {f16.register_type('C')}); "
                    f"64 x {n} = {64 * n} elements over {WARPGROUP} threads")
     return "\n".join(out)

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from labkit.atoms.gmma_desc import make_gmma_desc, smem_tile
-from labkit.atoms.gmma_instructions import WARPGROUP
+from labkit.atoms.instructions import WARPGROUP
 from labkit.atoms.gmma_layouts import gmma_layout_atom
 from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set_dynamic_shared
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
@@ -152,7 +152,7 @@ def _tile_layout(rows):
 def _mma_name(cfg):
     from labkit.atoms.instructions import instruction
 
-    return instruction(WGMMA_CALLS["mma"].format(n=cfg.bn)).intrinsic
+    return instruction(WGMMA_CALLS["mma"].format(n=cfg.bn)).name
 
 
 def statements(cfg=None, name="gemm_wgmma"):

@@ -45,7 +45,8 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda, float32, int32, uint16, uint32
 
-from labkit.atoms import WARP, elements
+from labkit import elements
+from labkit.atoms import WARP
 from labkit.cuda import ptx
 from labkit.cuda.kernels.probes.trace_cta import _aligned_copy, _cta_kernel, cta_kernel_source, run_cta  # noqa: F401
 from labkit.cuda.kernels.probes.trace_launch import (ALIGN, MAX_REGS, _KERNELS, _check_regs,  # noqa: F401

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from labkit.atoms import WARP, elements, instructions
+from labkit import elements
+from labkit.atoms import WARP, instructions
 from labkit.errors import DeviceError
 
 __all__ = ["LDMATRIX_VARIANTS", "parse_variant", "MmaPlan", "mma_plan", "CtaPlan", "cta_plan"]
