@@ -29,7 +29,7 @@ from ..elements import element
 from ..errors import InstructionError
 from ..threads import WARP, WARPGROUP
 
-__all__ = ["WARP", "WARPGROUP", "Instruction", "MmaInstruction", "LdmatrixInstruction",
+__all__ = ["WARP", "WARPGROUP", "arch_sm", "Instruction", "MmaInstruction", "LdmatrixInstruction",
            "StmatrixInstruction", "CpAsyncInstruction", "InlineInstruction", "operand",
            "tv_coords"]
 
@@ -49,14 +49,26 @@ class Instruction:
         """Whether a GPU of SM ``sm`` runs it: at least ``min_sm``, and exactly the arch's SM
         for arch-specific PTX (``sm_90a``: 90 only)."""
         if self.arch:
-            return int(sm) == int(self.arch[3:].rstrip("a"))
+            return int(sm) == arch_sm(self.arch)
         return int(sm) >= self.min_sm
 
     def need(self) -> str:
         """What it needs, in words: ``"sm_80"`` or ``"sm_90a (compute capability 9.0 exactly)"``."""
         if self.arch:
-            return f"{self.arch} (compute capability {self.arch[3]}.{self.arch[4]} exactly)"
+            sm = arch_sm(self.arch)
+            return f"{self.arch} (compute capability {sm // 10}.{sm % 10} exactly)"
         return f"sm_{self.min_sm}"
+
+
+def arch_sm(arch: str) -> int:
+    """The one SM that runs arch-specific PTX ``arch`` (``"sm_90a"``: 90).
+
+    >>> arch_sm("sm_90a")
+    90
+    """
+    if not (isinstance(arch, str) and arch.startswith("sm_") and arch.endswith("a") and arch[3:-1].isdigit()):
+        raise InstructionError(f"arch must name an arch-specific target such as 'sm_90a', got {arch!r}")
+    return int(arch[3:-1])
 
 
 def operand(name) -> str:
@@ -112,6 +124,18 @@ class MmaInstruction(Instruction):
     def ab_bits(self) -> int:
         """Bits of an A (and B) element: PTX gives A and B one width."""
         return element(self.a_type).bits
+
+    def tolerance(self) -> tuple:
+        """``(rtol, atol)`` of D against float64, the one bound labkit checks an MMA by:
+        ``|D - ref| <= rtol * (|A| @ |B|.T + |C|) + atol``. f32 accumulators: 2^-16 (the tensor
+        cores' products are exact and their sums keep at least that much); f16: half an f16 ulp,
+        2^-9, plus its smallest normal, 2^-14; s32: exact.
+
+        >>> from labkit.atoms.instructions import instruction
+        >>> instruction("SM90_64x64x16_F16F16F16_SS").tolerance(), instruction("SM80_16x8x32_S32S8S8S32_TN").tolerance()
+        ((0.001953125, 6.103515625e-05), (0.0, 0.0))
+        """
+        return {"f32": (2.0 ** -16, 0.0), "f16": (2.0 ** -9, 2.0 ** -14), "s32": (0.0, 0.0)}[self.acc_type]
 
     def element_type(self, op: str) -> str:
         """The element type of operand ``op``."""

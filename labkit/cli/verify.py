@@ -57,7 +57,7 @@ import importlib.metadata as md
 import numpy as np
 
 from labkit.atoms.instructions import instruction
-from labkit.atoms.instructions import instruction
+from labkit.atoms.records import arch_sm
 from labkit.cli import verify_wgmma
 from labkit.cli.verify_checks import (Result, check_base_offset, check_cta, check_ldmatrix, check_misencoded,
                                       check_mma, check_stmatrix, check_wgmma)
@@ -197,7 +197,7 @@ def _arch_skip(arch, mode, sm):
     """Why a check of arch-specific PTX (``arch``, e.g. ``"sm_90a"``) cannot run here, or ``""``."""
     if not arch:
         return ""
-    need = int(arch[len("sm_"):].rstrip("a"))
+    need = arch_sm(arch)
     if mode == "cudasim":
         return f"{arch} only: the CUDA simulator has no wgmma"
     if sm != need:

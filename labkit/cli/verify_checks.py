@@ -104,10 +104,6 @@ def check_stmatrix(variant, n, rng, run_device):
     return res
 
 
-def _tolerance(acc):
-    return (2.0 ** -16, 0.0) if acc == "f32" else (2.0 ** -9, 2.0 ** -14)
-
-
 def _inputs(spec, n, rng):
     """A, B, C (float64) for ``n`` warps: the first half small integers (every sum exact), the
     rest random over the types' range (normal for floats: D is then compared within a
@@ -159,7 +155,7 @@ def check_mma(atom, n, rng, run_device):
     res.add(f"{what}: device == sim == atom", _mismatch(de, se) == 0 and _mismatch(de, pred_d) == 0,
             f"{_mismatch(de, se)}, {_mismatch(de, pred_d)} of {de.size} words differ")
     if acc.kind == "float":
-        rtol, atol = _tolerance(spec.acc_type)
+        rtol, atol = instruction(spec.name).tolerance()
         bound = rtol * (np.matmul(np.abs(Af), np.swapaxes(np.abs(Bf), 1, 2)) + np.abs(Cf)) + atol
         for who, regs in (("device", dev["D"]), ("sim", sim["D"])):
             got = unpack_fragment(spec, "C", regs)

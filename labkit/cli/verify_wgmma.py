@@ -194,13 +194,10 @@ def inputs(entry, rng, exact: bool):
 
 
 def _bound(entry, A, B):
-    """The error bound of a wgmma's D against float64: 2^-16 relative for an f32 accumulator (the
-    tensor core's products and sums are at least that exact), f16's half an ulp and its smallest
-    normal for an f16 one, 0 for s32 (exact, and no wrap on these inputs)."""
-    if entry.acc_type == "s32":
-        return np.zeros((A.shape[0], B.shape[0])) + 0.5
-    rtol, atol = (2.0 ** -16, 0.0) if entry.acc_type == "f32" else (2.0 ** -9, 2.0 ** -14)
-    return rtol * (np.abs(A) @ np.abs(B).T) + atol
+    """The error bound of a wgmma's D against float64: the entry's ``tolerance()`` (s32: exact,
+    and no wrap on these inputs: half a unit)."""
+    rtol, atol = entry.tolerance()
+    return rtol * (np.abs(A) @ np.abs(B).T) + max(atol, 0.5 if entry.acc_type == "s32" else 0.0)
 
 
 def _twin(plan, image, descs, a_regs):

@@ -29,6 +29,7 @@ from numba import cuda
 
 from labkit.cuda import ptx
 from labkit.errors import DeviceError, InstructionError
+from labkit.atoms.records import arch_sm
 
 __all__ = ["jit", "Kernel", "required_sm", "device_sm", "device_name", "simulate_sm", "sm_name", "check_sm",
            "check_arch"]
@@ -182,7 +183,7 @@ def check_arch(what: str, uses=()) -> None:
         return
     sm = device_sm()
     for u in specific:
-        need = int(u.arch[len("sm_"):].rstrip("a"))
+        need = arch_sm(u.arch)
         if sm != need:
             raise InstructionError(
                 f"{what} needs {u.arch}, i.e. an {sm_name(need)} GPU (Hopper: H100, H200): {u.ptx} is "

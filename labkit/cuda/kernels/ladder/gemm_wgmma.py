@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from labkit.atoms.gmma_desc import make_gmma_desc, smem_tile
-from labkit.atoms.instructions import WARPGROUP
+from labkit.atoms.instructions import WARPGROUP, require_sm
 from labkit.atoms.gmma_layouts import gmma_layout_atom
 from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set_dynamic_shared
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
@@ -383,9 +383,7 @@ def _require_sm90a(sm, acc):
     if ptx.SIMULATED:
         raise DeviceError("step 'wgmma' does not run under the CUDA simulator: wgmma has no simulator twin "
                           "(it runs only on an sm_90a GPU: H100, H200)")
-    if check_sm(sm) != 90:
-        raise InstructionError(f"step 'wgmma' needs sm_90a (compute capability 9.0: H100, H200): wgmma.mma_async "
-                               f"is arch-specific PTX; got sm_{sm}")
+    require_sm(WGMMA_CALLS["mma"].format(n=64), check_sm(sm))     # the one arch check: sm_90a
 
 
 def launch(A, B, C, acc, sm, config=DEFAULT):
