@@ -14,10 +14,12 @@ prints (``tests/cute_oracle.py``; recorded in ``tests/cute_cpp_results``).
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
 import labkit as lk
+import labkit.elements
 from labkit.atoms.gmma_layouts import gmma_layout_atom
 import cute_oracle
 
@@ -183,3 +185,53 @@ def test_the_cases_cover_the_space():
     assert {c["sw_a"] for c in CASES} | {c["sw_b"] for c in CASES} == set(SWIZZLES)
     assert {c["atom_layout"] for c in CASES} == {(1, 1, 1), (2, 1, 1), (1, 2, 1)}
     assert any(v[1] % 1024 for c in CASES for v in c["variants"])
+
+
+# --- ss_smem_selector: the layout atom CUTLASS's SM90 collective builder picks ----------------------
+
+SELECTOR_TYPES = ("half_t", "bfloat16_t", "tfloat32_t", "float_e4m3_t", "float_e5m2_t", "int8_t", "uint8_t")
+SELECTOR_CASES = [(major, t, mn, k) for t in SELECTOR_TYPES for major in ("K", "MN")
+                  for mn in (8, 16, 24, 32, 40, 48, 64, 96, 128, 192, 256) for k in (8, 16, 32, 48, 64, 128)
+                  if (mn if major == "MN" else k) * BITS[lk.elements.element(t).name] % 128 == 0]
+
+
+@pytest.fixture(scope="module")
+def cpp_selector():
+    if not cute_oracle.available():
+        pytest.skip(cute_oracle.SKIP_REASON)
+    lines = [f'  printf("{m} {t} {mn} {k}|"); print(cutlass::gemm::collective::detail::ss_smem_selector<'
+             f'GMMA::Major::{m}, {t}, Int<{mn}>, Int<{k}>>()); printf("\\n");' for m, t, mn, k in SELECTOR_CASES]
+    src = PRELUDE + "#include <cutlass/gemm/collective/builders/sm90_common.inl>\nint main() {\n" + "\n".join(lines) + "\n}\n"
+    out = cute_oracle.program_output(src)
+    return dict(line.split("|") for line in out.splitlines() if line)
+
+
+def test_ss_smem_selector_picks_cutlasss_atom(cpp_selector):
+    assert len(SELECTOR_CASES) >= 500
+    for m, t, mn, k in SELECTOR_CASES:
+        assert str(lk.ss_smem_selector(m, t, mn, k)) == cpp_selector[f"{m} {t} {mn} {k}"], (m, t, mn, k)
+
+
+@pytest.mark.parametrize("args,match", [
+    (("K", "half_t", 12, 64), "BLK_MN0 must be a multiple of 8"),
+    (("K", "half_t", 64, 4), "BLK_K0 must be a multiple of 8"),
+    (("MN", "float_e4m3_t", 8, 64), "BLK_MN0 must be a multiple of size<0>"),
+    (("T", "half_t", 64, 64), "major must be 'K' or 'MN'"),
+])
+def test_ss_smem_selector_refuses_what_cutlass_static_asserts(args, match):
+    with pytest.raises(lk.LayoutError, match=re.escape(match) if "<" in match else match):
+        lk.ss_smem_selector(*args)
+
+
+def test_gmma_operands_must_be_shared_memory_tensors():
+    mma = lk.make_tiled_mma(lk.mma_atom("SM90_64x64x16_F32F16F16_SS"))
+    t = mma.get_slice(0)
+    gA = lk.make_tensor(None, lk.make_layout((S(64), S(16))))
+    with pytest.raises(lk.LayoutError, match="Expected SMEM Tensor to construct a GMMA Desc Tensor"):
+        t.make_fragment_A(t.partition_A(gA))
+    with pytest.raises(lk.LayoutError, match="Expected a B-bit pointer type"):
+        lk.make_tensor(lk.make_smem_ptr(0x400, "float_e4m3_t"), gmma_layout_atom("K", "SW128", "half_t"))
+    with pytest.raises(lk.LayoutError, match="make_smem_ptr: address must be a non-negative int"):
+        lk.make_smem_ptr(-16, "half_t")
+    with pytest.raises(lk.LayoutError, match="make_smem_ptr: element_type='halfx' is not an element type"):
+        lk.make_smem_ptr(0, "halfx")

@@ -20,6 +20,13 @@ The names, one per registry entry (minimum SM in brackets):
 - ``cp_async_16`` / ``cp_async_cg_16(dst, src, index)``: ``cp.async.{ca,cg}.shared.global [dst], [src], 16``;
   ``cp_async_commit_group()``, ``cp_async_wait_group(n)`` (``n`` a literal integer), ``cp_async_wait_all()`` (80).
 
+- ``wgmma_m64n{N}k{K}_{d}{a}{b}_{ss|rs}(...)``: every ``wgmma.mma_async`` form of the registry's
+  ``GMMA`` table (f16, bf16, tf32, e4m3, e5m2, s8, u8; ``sm_90a``), made when a kernel first names
+  it, and the fences ``wgmma_fence()``, ``wgmma_commit_group()``, ``wgmma_wait_group(n)``,
+  ``fence_proxy_async_shared_cta()``, with the helpers ``wgmma_zeros(n)``, ``wgmma_zeros_s32(n)``,
+  ``wgmma_zeros_u32(n)`` and ``wgmma_fence_operand(acc)`` (see ``labkit.cuda._wgmma_intrinsics``);
+  under the CUDA simulator each of them raises ``DeviceError`` when called (wgmma has no twin).
+
 The mma forms are the registry's ``MMA`` table (``labkit.atoms.instructions.MMA``): f16/bf16
 m16n8k8 and m16n8k16, tf32 m16n8k8, s8 m16n8k32. ``sorted(ptx.INSTRUCTIONS)`` lists every name.
 
