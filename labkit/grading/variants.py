@@ -6,13 +6,15 @@ expected answers are computed with labkit when the notebook is graded. A student
 from the id they enter in the notebook's first cell (:func:`seed_of`), or the instructor gives
 one with ``labkit grade --variant SEED``.
 
->>> v = of("01_shape_stride", "")          # no id: the book's numbers
+>>> v = of("01_shape_stride", 0)           # variant 0: the book's numbers
 >>> v.seed, str(v.L), v.c1
 (0, '(4,8):(8,1)', (2, 3))
 >>> answer("01_shape_stride", "q1", 0)
 19
 >>> of("01_shape_stride", "student-42").seed == seed_of("student-42") != 0
 True
+>>> for_student("01_shape_stride", "book").seed, for_student("01_shape_stride", 7).seed == seed_of("7")
+(0, True)
 """
 
 
@@ -24,14 +26,14 @@ import functools
 from ..errors import LabkitError
 from . import variants_gemm as _gemm
 from . import variants_wgmma as _wgmma
-from .variant import Variant, _seed, seed_of
+from .variant import Variant, _seed, check_student_id, seed_of
 from .variants_hardware import (_banks_swizzle, _banks_swizzle_answers, _fragment_trace,
                                 _fragment_trace_answers, _named_axes, _named_axes_answers,
                                 _replication_offset, _replication_offset_answers)
 from .variants_layouts import (_global_to_thread, _global_to_thread_answers, _shape_stride,
                                _shape_stride_answers, _tiling, _tiling_answers)
 
-__all__ = ["seed_of", "of", "answer", "answers", "questions", "EXERCISES", "Variant"]
+__all__ = ["seed_of", "of", "for_student", "answer", "answers", "questions", "EXERCISES", "Variant"]
 
 
 EXERCISES = {
@@ -63,6 +65,16 @@ def of(exercise: str, seed_or_id=0) -> Variant:
     """The numbers of ``exercise`` for a variant seed or a student id (``""``: the book's)."""
     _check(exercise)
     return EXERCISES[exercise][0](_seed(seed_or_id))
+
+
+def for_student(exercise: str, student_id) -> Variant:
+    """The numbers a notebook prints for its ``student_id``, by the rule the grader reads it
+    with (:func:`labkit.grading.variant.student_seed`: ``"book"`` is the book's numbers)."""
+    from .variant import student_seed
+
+    _check(exercise)
+    check_student_id(student_id)
+    return of(exercise, student_seed(student_id))
 
 
 @functools.lru_cache(maxsize=1024)
