@@ -170,7 +170,7 @@ class Variant:
         numbers = self.__dict__.get("numbers", {})
         if name in numbers:
             return numbers[name]
-        raise AttributeError(f"variant of {self.exercise} has no number {name!r}")
+        raise AttributeError(f"variant of {self.__dict__.get('exercise')} has no number {name!r}")
 
     def __str__(self):
         head = (f"{self.exercise}, variant {self.seed}"
