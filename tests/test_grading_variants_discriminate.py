@@ -75,8 +75,8 @@ def test_every_question_has_many_answers_or_says_why_not(drawn):
     ex, _, got = drawn
     for q, values in got.items():
         distinct = len({repr(v) for v in values})
-        if (ex, q) in FEW:
-            assert distinct >= 2, f"{ex} {q}: {distinct} distinct answers ({FEW[ex, q]})"
+        if (ex, q) in FEW:       # listed only while it is so (then the reason holds)
+            assert distinct < 20, f"{ex} {q} has {distinct} distinct answers: drop it from FEW"
         else:
             assert distinct >= 20, f"{ex} {q}: only {distinct} distinct answers over 150 ids"
 
