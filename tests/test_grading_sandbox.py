@@ -5,7 +5,7 @@ The exercise is ``99_attack`` of ``tests/test_grading_attacks.py`` (8 points; it
 kept outside the repository and given with ``--tests``). Concurrent graders: an attacker that
 stays alive plants a ``csv.py`` in every other process's working folder it can reach through
 ``/proc/<pid>/cwd`` (blank victims would then read offset 19 from it, full solutions would
-exit before answering) and reads their memory; graded beside 3 blank and 3 full victims, in
+exit before answering) and reads their memory; graded beside blank and full victims, in
 one grader and in two graders at once, as root and as an unprivileged user, the victims still
 score 0 and 8 and the attacker sees no other process. These tests need bubblewrap: they skip,
 saying why, only where it cannot run.
@@ -30,6 +30,7 @@ from test_grading_attacks import (BLANK, ENV, EXERCISE, POINTS, REPO, answer_cel
 
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 USER = 4321     # the unprivileged user the grader runs as in the tests that ask for one
+VICTIMS = 2     # blank and full victims beside the attacker
 
 
 def _bwrap_runs() -> str | None:
@@ -89,7 +90,7 @@ def class_of(folder: Path, attacker: bool = True) -> Path:
     if attacker:
         notebook([ATTACKER] + ["offset_23 = 19 if seen else ..."] + answer_cells()[1:],
                  folder / "attacker.ipynb")
-    for k in range(3):
+    for k in range(VICTIMS):
         notebook(victim(False), folder / f"blank{k}.ipynb")
         notebook(victim(True), folder / f"full{k}.ipynb")
     for p in [folder, *folder.iterdir()]:
@@ -128,7 +129,7 @@ def check_class(csv_paths: list[Path], attacker: bool = True) -> None:
     got = {}
     for p in csv_paths:
         got.update(scores(p))
-    for k in range(3):
+    for k in range(VICTIMS):
         assert got[f"blank{k}"] == fair({}), got
         assert got[f"full{k}"] == fair(POINTS), got
     if attacker:
@@ -143,7 +144,7 @@ def class_graded(shared: Path, name: str, user: bool) -> None:
     out = shared / name / "out"
     out.mkdir()
     os.chmod(out, 0o777)
-    proc = run(wrap(grade_cmd("--tests", shared / "tests", "-j", 7, "--csv", out / "one.csv",
+    proc = run(wrap(grade_cmd("--tests", shared / "tests", "-j", 1 + 2 * VICTIMS, "--csv", out / "one.csv",
                               one)))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "sandbox: bwrap" in proc.stderr
@@ -155,7 +156,7 @@ def class_graded(shared: Path, name: str, user: bool) -> None:
     a = subprocess.Popen(wrap(grade_cmd("--tests", shared / "tests", "--csv", out / "a.csv",
                                         attacker)), cwd=REPO, env=ENV,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    proc = run(wrap(grade_cmd("--tests", shared / "tests", "-j", 6, "--csv", out / "b.csv",
+    proc = run(wrap(grade_cmd("--tests", shared / "tests", "-j", 2 * VICTIMS, "--csv", out / "b.csv",
                               one)))
     a_out, a_err = a.communicate(timeout=600)
     assert proc.returncode == 0 and a.returncode == 0, proc.stderr + a_err
