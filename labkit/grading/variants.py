@@ -65,7 +65,8 @@ def of(exercise: str, seed_or_id=0) -> Variant:
     """The numbers of ``exercise`` for a variant seed or a student id (``""``: the book's).
     Every variant but 0 differs from the book in every question's answer (see :func:`_draw`)."""
     _check(exercise)
-    return copy.deepcopy(_draw(exercise, _seed(seed_or_id)))
+    v = _draw(exercise, _seed(seed_or_id))     # cached: the caller gets its own dict and lines
+    return Variant(v.exercise, v.seed, dict(v.numbers), list(v.lines))
 
 
 _TRIES = 400
