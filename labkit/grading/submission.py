@@ -44,7 +44,11 @@ def read_submission(path: str | os.PathLike):
     import nbformat
 
     path = Path(path)
-    if not path.is_file():
+    try:
+        is_file = path.is_file()
+    except OSError:
+        is_file = False
+    if not is_file:
         raise GradingError(f"submission {str(path)!r} is not a file")
     try:
         if zipfile.is_zipfile(path):
