@@ -7,7 +7,7 @@ in ``(4,8):(8,1)``; ``_12:_1`` from coalescing ``(_2,(_1,_6)):(_1,(_6,_2))``; la
 fragment holds ``(2, 2)`` and ``(2, 3)``; and a function answer ``double(x) = 2 x`` that the
 grader calls on inputs of its own.
 
-Every attack is a notebook; all are graded by one ``labkit grade`` call (two at a time, each in
+Every attack is a notebook; all are graded by one ``labkit grade`` call (three at a time, each in
 its own sandbox), then a blank notebook is graded after them and must still score 0, a full
 solution full marks, and the test files and labkit must be unchanged. The resource attacks
 answer q1 right only if the limit they test did not hold (more than 100 processes, 1000 open
