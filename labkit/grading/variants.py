@@ -26,7 +26,7 @@ import functools
 from ..errors import LabkitError
 from . import variants_gemm as _gemm
 from . import variants_wgmma as _wgmma
-from .variant import Variant, _seed, check_student_id, seed_of
+from .variant import Variant, _seed, seed_of
 from .variants_hardware import (_banks_swizzle, _banks_swizzle_answers, _fragment_trace,
                                 _fragment_trace_answers, _named_axes, _named_axes_answers,
                                 _replication_offset, _replication_offset_answers)
@@ -98,8 +98,7 @@ def for_student(exercise: str, student_id) -> Variant:
     from .variant import student_seed
 
     _check(exercise)
-    check_student_id(student_id)
-    return of(exercise, student_seed(student_id))
+    return of(exercise, student_seed(student_id))    # refuses what the rule refuses
 
 
 @functools.lru_cache(maxsize=1024)
