@@ -65,11 +65,17 @@ FIXED = {  # (exercise, question): why the question keeps the book's numbers in 
     ("02b_global_to_thread", "q6"): "how CuTe prints an identity tensor's layout",
     ("04_replication_offset", "q11"): "num_replicas of the ldmatrix.x2 TV layout CuTe writes",
     ("05_banks_swizzle", "q12"): "the SWIZZLE_128B fp16 atom read down a column: the chapter's case",
-    # hand computations that keep the book's numbers for now (their text names fixed shapes)
-    ("02b_global_to_thread", "q10"): "fixed for now: sectors of the chapter's M = 1024 copy",
-    ("04_replication_offset", "q6"): "fixed for now: TMEM bytes of the chapter's sfa",
-    ("05_banks_swizzle", "q4"): "fixed for now: cycles of a column read in the 8x8 toy",
-    ("06_fragment_trace", "q6"): "fixed for now: instructions per k-block of sgemm_sm80",
+    # hand computations about one fixed object of the chapter: the answer is a fact of it, and
+    # a variant would need a different object (new question text), not new numbers
+    ("02b_global_to_thread", "q10"): "sectors of one warp's request: set by the element size and "
+                                     "the thread layout the question fixes (floats, (_32,_8)), "
+                                     "not by M",
+    ("04_replication_offset", "q6"): "TMEM bytes of the chapter's sfa, the one tcgen05.cp "
+                                     "placement the exercise builds",
+    ("05_banks_swizzle", "q4"): "cycles of a column read in the 8x8 toy with 8 banks: a fact of "
+                                "the toy",
+    ("06_fragment_trace", "q6"): "instructions a warp of sgemm_sm80 issues per k-block: a fact "
+                                 "of that kernel's configuration",
 }
 
 
