@@ -25,8 +25,9 @@ from ..grading.grade import GradingError, fmt, grade
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="python -m labkit grade",
-        description="Grade exercise notebooks (.ipynb) or otter export zips: run each one, then "
-                    "its exercise's public and hidden tests. Prints NAME: X/Y points.")
+        description="Grade exercise notebooks (.ipynb) or otter export zips: run each one in a "
+                    "bubblewrap sandbox of its own, then its exercise's public and hidden tests. "
+                    "Prints NAME: X/Y points, EXERCISE.")
     ap.add_argument("submissions", nargs="*", help="notebooks or zips; a folder means every "
                     ".ipynb and .zip in it")
     ap.add_argument("--csv", metavar="FILE", help="also write file,exercise,student_id,variant,"
@@ -41,8 +42,9 @@ def _parser() -> argparse.ArgumentParser:
                          "an error); default: the exercise its metadata names, from the book's "
                          "exercises and those in the --tests folders")
     ap.add_argument("--unsafe-no-sandbox", action="store_true",
-                    help="run the notebooks without bubblewrap where it cannot run (they can "
-                         "then read whatever the user they run as can); refused otherwise")
+                    help="where bubblewrap cannot run (grading is refused there without this "
+                         "flag), run the notebooks without its sandbox: they can then read "
+                         "whatever the user they run as can")
     ap.add_argument("--memory", type=int, default=2048, metavar="MIB",
                     help="address space a notebook may use, in MiB (default 2048)")
     ap.add_argument("--assign", action="store_true",
