@@ -144,8 +144,8 @@ def class_graded(shared: Path, name: str, user: bool) -> None:
     out = shared / name / "out"
     out.mkdir()
     os.chmod(out, 0o777)
-    proc = run(wrap(grade_cmd("--tests", shared / "tests", "-j", 1 + 2 * VICTIMS, "--csv", out / "one.csv",
-                              one)))
+    proc = run(wrap(grade_cmd("--tests", shared / "tests", "-j", 1 + 2 * VICTIMS, "--csv",
+                              out / "one.csv", one)))
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "sandbox: bwrap" in proc.stderr
     check_class([out / "one.csv"])
@@ -156,8 +156,8 @@ def class_graded(shared: Path, name: str, user: bool) -> None:
     a = subprocess.Popen(wrap(grade_cmd("--tests", shared / "tests", "--csv", out / "a.csv",
                                         attacker)), cwd=REPO, env=ENV,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    proc = run(wrap(grade_cmd("--tests", shared / "tests", "-j", 2 * VICTIMS, "--csv", out / "b.csv",
-                              one)))
+    proc = run(wrap(grade_cmd("--tests", shared / "tests", "-j", 2 * VICTIMS, "--csv",
+                              out / "b.csv", one)))
     a_out, a_err = a.communicate(timeout=600)
     assert proc.returncode == 0 and a.returncode == 0, proc.stderr + a_err
     check_class([out / "a.csv", out / "b.csv"])

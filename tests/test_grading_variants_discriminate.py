@@ -64,7 +64,8 @@ FIXED = {  # (exercise, question): why the question keeps the book's numbers in 
     ("03_named_axes", "q6"): "the Axe text of the chapter's (4,8):(8,1)",
     ("02b_global_to_thread", "q6"): "how CuTe prints an identity tensor's layout",
     ("04_replication_offset", "q11"): "num_replicas of the ldmatrix.x2 TV layout CuTe writes",
-    ("05_banks_swizzle", "q12"): "the SWIZZLE_128B fp16 atom read down a column: the chapter's case",
+    ("05_banks_swizzle", "q12"): "the SWIZZLE_128B fp16 atom read down a column: the chapter's "
+                                 "case",
     # hand computations about one fixed object of the chapter: the answer is a fact of it, and
     # a variant would need a different object (new question text), not new numbers
     ("02b_global_to_thread", "q10"): "sectors of one warp's request: set by the element size and "

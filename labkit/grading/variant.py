@@ -92,15 +92,16 @@ def student_id_literal(source: str):
         raise LabkitError(f"student_id must be set once, as {_RULE}")
     value = plain[0].value
     if not (isinstance(value, ast.Constant) and type(value.value) in (str, int)):
-        raise LabkitError(f"student_id must be {_RULE}; got {ast.get_source_segment(source, value)}")
+        shown = ast.get_source_segment(source, value)
+        raise LabkitError(f"student_id must be {_RULE}; got {shown}")
     student_seed(value.value)       # an empty id or a negative literal is refused here too
     return value.value
 
 
 def check_student_id(student_id, source: str | None = None) -> None:
     """What the notebook's first cell calls: refuses a ``student_id`` :func:`student_seed`
-    refuses, after checking that the cell sets it as a literal (``source``: the cell's text; by default
-    the running IPython cell's), so the notebook refuses what the grader refuses."""
+    refuses, after checking that the cell sets it as a literal (``source``: the cell's text; by
+    default the running IPython cell's), so the notebook refuses what the grader refuses."""
     if source is None:
         try:
             from IPython import get_ipython
