@@ -12,9 +12,8 @@ How a submission is graded:
 1. every exercise's tests are read into memory (:class:`TestSuite`) before any submission runs;
 2. the submission's code cells run in a new process (:mod:`labkit.grading.child`), in a
    bubblewrap sandbox of its own (:mod:`labkit.grading.sandbox`), which sends each answer
-   variable as data after
-   every cell (:mod:`labkit.grading.answers`), so a crash, ``os._exit`` or timeout keeps the
-   answers already given; a function answer is called there on inputs the grader picks after
+   variable as data after every cell (:mod:`labkit.grading.answers`), so a crash, ``os._exit``
+   or timeout keeps the answers already given; a function answer is called there on inputs the grader picks after
    the notebook ran, and its outputs come back as data;
 3. the public and hidden tests run here, in the grader's process, on that data, with modules the
    submission never touched; each question scores at most its points.
