@@ -195,8 +195,8 @@ def variant_questions(name: str) -> list:
 def with_student_id(nb_path: Path, student: str, out: Path) -> Path:
     nb = nbformat.read(nb_path, as_version=4)
     first = next(c for c in nb.cells if c.cell_type == "code")
-    assert 'student_id = ""' in first.source
-    first.source = first.source.replace('student_id = ""', f"student_id = {student!r}", 1)
+    assert 'student_id = "book"' in first.source
+    first.source = first.source.replace('student_id = "book"', f"student_id = {student!r}", 1)
     nbformat.write(nb, out)
     return out
 
@@ -280,10 +280,12 @@ def test_one_wrong_answer_loses_exactly_its_points(graded, name):
 def test_csv_has_the_documented_columns(graded):
     if not graded["meta"]:
         pytest.skip("no exercise follows the conventions")
-    assert graded["header"] == ["file", "question", "points", "max", "variant"]
+    assert graded["header"] == ["file", "exercise", "student_id", "variant", "question", "points",
+                                "max"]
     lines = graded["stdout"].splitlines()
     assert len(lines) == sum(len(m["files"]) for m in graded["meta"].values())
-    assert all(re.fullmatch(r"\S+: \d+(\.\d+)?/\d+(\.\d+)? points( \(variant \d+\))?", ln)
+    assert all(re.fullmatch(r"\S+: \d+(\.\d+)?/\d+(\.\d+)? points, \w+"
+                            r"(, student_id '[^']*' \(variant \d+\))?", ln)
                for ln in lines), lines
 
 

@@ -7,8 +7,13 @@ in ``(4,8):(8,1)``; ``_12:_1`` from coalescing ``(_2,(_1,_6)):(_1,(_6,_2))``; la
 fragment holds ``(2, 2)`` and ``(2, 3)``; and a function answer ``double(x) = 2 x`` that the
 grader calls on inputs of its own.
 
-Every attack is a notebook; all are graded by one ``labkit grade`` call, then a blank notebook
-is graded after them and must still score 0, and the test files must be unchanged.
+Every attack is a notebook; all are graded by one ``labkit grade`` call (three at a time, each in
+its own sandbox), then a blank notebook is graded after them and must still score 0, a full
+solution full marks, and the test files and labkit must be unchanged. The resource attacks
+answer q1 right only if the limit they test did not hold (more than 100 processes, 1000 open
+files, 1 GiB written, 3 GiB allocated, another process or labkit's source writable), so their
+fair score leaves q1 out. Concurrent graders, the sandbox's absence, zip bombs and paths are in
+``tests/test_grading_sandbox.py``.
 """
 
 from __future__ import annotations
@@ -138,6 +143,39 @@ ATTACKS = {  # name: (cells, fair score per question)
                         {}),
 }
 
+NO_Q1 = {q: p for q, p in POINTS.items() if q != "q1"}
+LIMITED = {  # name: a cell that sets `broke` when a limit did not hold; then the right answers
+    "fork_bomb": "import os, time\npids = []\nfor _ in range(300):\n    try:\n"
+                 "        pid = os.fork()\n    except OSError:\n        break\n"
+                 "    if pid == 0:\n        time.sleep(120)\n        os._exit(0)\n"
+                 "    pids.append(pid)\nbroke = len(pids) >= 100",
+    "thread_bomb": "import threading, time\nn = 0\nfor _ in range(300):\n    try:\n"
+                   "        threading.Thread(target=time.sleep, args=(120,), daemon=True).start()\n"
+                   "        n += 1\n    except RuntimeError:\n        break\nbroke = n >= 100",
+    "open_files": "fs = []\nfor k in range(5000):\n    try:\n        fs.append(open(f'f{k}', 'w'))\n"
+                  "    except OSError:\n        break\nbroke = len(fs) >= 1000",
+    "fill_disk": "written = 0\nchunk = b'x' * (1 << 24)\nfor k in range(80):\n    try:\n"
+                 "        with open(f'big{k}', 'wb') as f:\n            for _ in range(8):\n"
+                 "                f.write(chunk); written += len(chunk)\n    except OSError:\n"
+                 "        pass\nbroke = written >= 1 << 30",
+    "allocate": "try:\n    hog = bytearray(3 << 30)\n    broke = True\nexcept MemoryError:\n"
+                "    broke = False",
+    "see_processes": "import os\nbroke = len([p for p in os.listdir('/proc') if p.isdigit()]) > 4",
+    "rewrite_labkit": "import labkit.grading.notebook as m, labkit.grading.checks as c\n"
+                      "broke = False\nfor path in (m.__file__, c.__file__):\n    try:\n"
+                      "        open(path, 'a').close()\n        broke = True\n    except OSError:\n"
+                      "        pass",
+    "plant_module": "open('csv.py', 'w').write('PLANTED = True')\nimport importlib, sys\n"
+                    "sys.modules.pop('csv', None)\nimport csv\n"
+                    "broke = getattr(csv, 'PLANTED', False)",
+    "read_secrets": "import os\nbroke = any(os.path.exists(p) for p in ('/etc/shadow', '/root', "
+                    "'/home/student/../../etc/passwd')) and os.path.exists('/etc/shadow')",
+}
+for _name, _cell in LIMITED.items():
+    _cells = answer_cells()
+    _cells[0] = "offset_23 = 19 if broke else ..."
+    ATTACKS[_name] = ([_cell] + _cells, NO_Q1)
+
 # what `labkit grade --tests DIR` finds the paths of only when it can read them: the child is
 # told where the tests are through its code only (never through the grader)
 READ_TESTS = (
@@ -191,6 +229,7 @@ def attacked(tests_root, tmp_path_factory):
     """Every attack graded in one call (--timeout 30: the infinite loop stops there), then a
     blank notebook graded on its own."""
     before = snapshot(tests_root)
+    labkit_before = snapshot(REPO / "labkit")
     subs = tmp_path_factory.mktemp("submissions")
     tests_dir = tests_root / EXERCISE / "autograder" / "tests"
     for name, (cells, _) in ATTACKS.items():
@@ -202,13 +241,15 @@ def attacked(tests_root, tmp_path_factory):
              subs / "read_tests.ipynb")
     notebook(answer_cells(), subs / "colab_stripped.ipynb", metadata=False)
     out = tmp_path_factory.mktemp("out")
-    proc = grade("--tests", tests_root, "--timeout", 30, "-j", 2, "--csv", out / "all.csv", subs)
+    proc = grade("--tests", tests_root, "--timeout", 30, "-j", 3, "--csv", out / "all.csv", subs)
     blank_dir = tmp_path_factory.mktemp("blank")
     notebook(BLANK, blank_dir / "after.ipynb")
+    notebook(answer_cells(), blank_dir / "full_after.ipynb")
     after = grade("--tests", tests_root, "--csv", out / "after.csv", blank_dir)
     return {"proc": proc, "scores": scores(out / "all.csv"), "after": after,
             "after_scores": scores(out / "after.csv"), "before": before,
-            "now": snapshot(tests_root)}
+            "now": snapshot(tests_root), "labkit_before": labkit_before,
+            "labkit_now": snapshot(REPO / "labkit")}
 
 
 def fair(points: dict) -> dict:
@@ -228,11 +269,8 @@ def test_a_colab_download_without_metadata_is_recognised_and_graded(attacked):
 
 
 @pytest.mark.slow
-def test_the_tests_cannot_be_read_when_the_os_allows_isolation(attacked):
-    isolation = attacked["proc"].stderr
-    assert "labkit grade: isolation: " in isolation
-    if "isolation: none" in isolation:
-        pytest.skip("this machine allows no isolation: a submission can read the tests")
+def test_the_tests_cannot_be_read(attacked):
+    assert "labkit grade: sandbox: bwrap" in attacked["proc"].stderr
     assert attacked["scores"]["read_tests"] == fair({k: v for k, v in POINTS.items() if k != "q1"})
 
 
@@ -240,30 +278,13 @@ def test_the_tests_cannot_be_read_when_the_os_allows_isolation(attacked):
 def test_a_blank_notebook_after_every_attack_scores_zero_and_the_tests_are_unchanged(attacked):
     assert attacked["after"].returncode == 0, attacked["after"].stderr[-2000:]
     assert attacked["after_scores"]["after"] == fair({})
-    assert "after.ipynb: 0/8 points" in attacked["after"].stdout
+    assert attacked["after_scores"]["full_after"] == fair(POINTS)
+    assert "after.ipynb: 0/8 points, 99_attack" in attacked["after"].stdout
     assert attacked["now"] == attacked["before"]
+    assert attacked["labkit_now"] == attacked["labkit_before"]
     # no total above the maximum anywhere
     for line in attacked["proc"].stdout.splitlines():
-        if not line.endswith(" points"):
+        if " points, " not in line:
             continue
-        got, most = line.rsplit(": ", 1)[1].split()[0].split("/")
+        got, most = line.rsplit(" points, ", 1)[0].rsplit(": ", 1)[1].split("/")
         assert float(got) <= float(most) == 8
-
-
-@pytest.mark.slow
-def test_without_isolation_a_test_file_overwritten_is_put_back(tests_root, tmp_path):
-    before = snapshot(tests_root)
-    q1 = tests_root / EXERCISE / "autograder" / "tests" / "q1.py"
-    cells = BLANK + [f"open({str(q1)!r}, 'w').write('test = 1100')"]
-    notebook(cells, tmp_path / "overwrite.ipynb")
-    notebook(BLANK, tmp_path / "z_blank.ipynb")
-    proc = grade("--tests", tests_root, "--isolation", "none", "--csv", tmp_path / "s.csv",
-                 tmp_path / "overwrite.ipynb")
-    assert proc.returncode == 0, proc.stderr
-    assert "isolation: none" in proc.stderr
-    assert scores(tmp_path / "s.csv")["overwrite"] == fair({})
-    assert "put back" in proc.stdout
-    assert snapshot(tests_root) == before
-    proc = grade("--tests", tests_root, "--isolation", "none", "--csv", tmp_path / "b.csv",
-                 tmp_path / "z_blank.ipynb")
-    assert scores(tmp_path / "b.csv")["z_blank"] == fair({})

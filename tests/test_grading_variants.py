@@ -179,7 +179,8 @@ def test_the_answers_vary_with_the_seed():
             for q, value in answers(seed, ex).items():
                 seen[q].add(repr(value))
         for q, values in seen.items():
-            least = 4 if (ex, q) == (AXES, "q9") else 8     # a 2x2 arrangement has 4 warps
+            # a 2x2 arrangement has 4 warps, and no variant answers as the book does
+            least = 3 if (ex, q) == (AXES, "q9") else 8
             assert len(values) >= least, (ex, q, len(values))
 
 
@@ -539,7 +540,9 @@ def test_the_answers_of_2b_to_6_vary_with_the_seed():
             for q, value in answers(seed, ex).items():
                 seen[q].add(repr(value))
         for q, values in seen.items():
-            least = {(REPL, "q3"): 4, (REPL, "q4"): 8, (REPL, "q10"): 2, (BANKS, "q2"): 3, (BANKS, "q9"): 5, (BANKS, "q6"): 6,
-                     (BANKS, "q7"): 4, (BANKS, "q8"): 3, (FRAG, "q3"): 8, (FRAG, "q4"): 4,
-                     (FRAG, "q10"): 8, (BANKS, "q11"): 7, (BANKS, "q13"): 8}.get((ex, q), 8)
+            # a few answers only, less the book's (no variant answers as the book does)
+            least = {(REPL, "q3"): 3, (REPL, "q4"): 8, (REPL, "q10"): 1, (BANKS, "q2"): 3, (BANKS, "q9"): 5, (BANKS, "q6"): 6,
+                     (BANKS, "q3"): 7, (BANKS, "q7"): 3, (BANKS, "q8"): 2, (FRAG, "q3"): 7,
+                     (FRAG, "q4"): 3, (FRAG, "q10"): 7, (BANKS, "q11"): 7,
+                     (BANKS, "q13"): 7}.get((ex, q), 8)
             assert len(values) >= least, (ex, q, len(values))

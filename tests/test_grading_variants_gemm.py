@@ -147,13 +147,13 @@ def in_range(v):
     bm, bn = v.tile1
     assert {bm, bn} <= {64, 128, 256} and v.bk1 in (32, 64, 128) and 2 <= v.stages1 <= 6
     assert v.stages1 * 2 * (bm + bn) * v.bk1 <= 227 * 1024           # the ring fits a block
-    assert set(v.warp2) <= {32, 64, 128} and v.bk2 in (32, 64, 128)
+    assert set(v.warp2) <= set(range(16, 129, 16)) and v.bk2 in (16, 32, 64, 128)
     assert all(r in (32, 64, 128, 256, 512, 1024) for r in v.rows3)
     assert all(1 <= b <= 3 and m == 3 and b <= s <= 5 for b, m, s in v.sw3)
     assert all(rb >= 128 and eb <= 16 for rb, eb in v.rows4) and v.rows4[0] != v.rows4[1]
     assert 1 <= v.lane5 < 32 and 0 <= v.kk5 < 4
     assert 50 <= v.tflops6 <= 1000 and 0.5 <= v.tbps6 <= 5.0
-    assert all(x in (16, 32, 64, 128) for x in v.warp7)
+    assert all(x in range(16, 129, 16) for x in v.warp7)
     for regs, threads, kb in v.cta9:
         assert 32 <= regs <= 255 and threads % 32 == 0 and regs * threads <= 65536 and kb >= 8
     assert 1 <= v.lane10 < 32 and v.h10 in (0, 1)

@@ -47,7 +47,27 @@ def _stand_in_notebook_module():
     return module
 
 
-def main() -> int:
+def limit(memory: int, processes: int, files: int, file_size: int, cpu: int) -> None:
+    """Lower this process's limits (hard and soft) before any of the notebook's code runs: a
+    process without capabilities cannot raise them again."""
+    import resource
+
+    for what, value in ((resource.RLIMIT_AS, memory), (resource.RLIMIT_NPROC, processes),
+                        (resource.RLIMIT_NOFILE, files), (resource.RLIMIT_FSIZE, file_size),
+                        (resource.RLIMIT_CPU, cpu), (resource.RLIMIT_CORE, 0)):
+        soft, hard = resource.getrlimit(what)
+        value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+        resource.setrlimit(what, (value, value))
+
+
+def run(memory: int, processes: int, files: int, file_size: int, cpu: int) -> None:
+    """The child's entry point (see :mod:`labkit.grading.sandbox`): limits, then :func:`main`."""
+    code = main((memory, processes, files, file_size, cpu))
+    sys.stdout.flush()
+    os._exit(code)
+
+
+def main(limits: tuple | None = None) -> int:
     proto_in = _private(0, "r")
     proto_out = _private(1, "w")
     job = json.loads(proto_in.readline())
@@ -76,6 +96,12 @@ def main() -> int:
     config = Config()
     config.HistoryManager.enabled = False
     shell = InteractiveShell.instance(config=config)
+    # the working folder is never on the import path: a module the notebook writes there
+    # cannot stand in for one the grading or the notebook imports
+    here = os.getcwd()
+    sys.path[:] = [p for p in sys.path if p not in ("", ".", here)]
+    if limits is not None:
+        limit(*limits)
     names = [str(n) for n in job.get("answers", [])]
     sent: dict[str, str] = {}
 

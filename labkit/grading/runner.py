@@ -47,13 +47,15 @@ def _run_child(box, cells: list[str], names: list[str], calls: dict, timeout: fl
 
     run = _Run()
     work = tempfile.mkdtemp(prefix="labkit-grade-")
-    if box.name == "namespaces" and box.uid:
-        os.chmod(work, 0o755)
-    argv = [sys.executable, "-m", "labkit.grading.child"]
+    uid = box.next_uid()
+    if box.name == "unsafe" and box.root:
+        os.chown(work, uid, uid)
+        os.chmod(work, 0o700)
+    cmd, cwd = box.command(box.python(), uid, work)
     try:
-        proc = subprocess.Popen(box.command(argv, work), stdin=subprocess.PIPE,
-                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=work,
-                                env=box.env(work), start_new_session=True)
+        proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, cwd=work, env=box.env(cwd),
+                                start_new_session=True)
     except OSError as e:
         shutil.rmtree(work, ignore_errors=True)
         run.error = f"the notebook could not be started: {e}"
@@ -125,6 +127,8 @@ def _run_child(box, cells: list[str], names: list[str], calls: dict, timeout: fl
     finally:
         sel.close()
         _stop(proc)
+        if box.name == "unsafe" and box.root:
+            _kill_uid(uid)          # what it started in a session of its own
         shutil.rmtree(work, ignore_errors=True)
     return run
 
@@ -147,6 +151,28 @@ def _stop(proc) -> None:
         proc.wait(timeout=30)
     except subprocess.TimeoutExpired:
         pass
+
+
+def _kill_uid(uid: int) -> None:
+    """SIGKILL every process whose real uid is ``uid`` (a child's own, distinct uid)."""
+    import signal
+
+    for _ in range(3):
+        found = False
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry}/status") as f:
+                    line = next(ln for ln in f if ln.startswith("Uid:"))
+                if int(line.split()[1]) == uid:
+                    os.kill(int(entry), signal.SIGKILL)
+                    found = True
+            except (OSError, StopIteration, ValueError):
+                continue
+        if not found:
+            return
+        time.sleep(0.05)
 
 
 def _env_of(run: _Run, calls: dict) -> dict:

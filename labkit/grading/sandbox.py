@@ -1,168 +1,291 @@
-"""How a submission's process is isolated from the grader, the tests and other submissions.
+"""How a submission's process is kept apart from the grader, the tests and every other submission.
 
-:func:`choose` picks the strongest isolation this machine allows, once per grading run:
+Each notebook runs in a sandbox of its own, built by bubblewrap (``bwrap``, Debian's
+``bubblewrap`` package):
 
-- ``namespaces``: ``unshare`` gives the submission its own mount, PID and network namespaces
-  (``--user`` too when the grader is not root). Inside, the hidden tests and the masters are
-  covered by empty mounts (the submission cannot read them), every mount is read-only, and the
-  submission's folder is a fresh tmpfs, the only place it can write. It then runs with no
-  capabilities and, when the grader is root and the interpreter is readable by ``nobody``, as
-  the unprivileged user ``nobody``. No network; ending it ends every process it started.
-- ``bwrap``: the same with bubblewrap, when ``unshare`` cannot make namespaces here.
-- ``none``: a scrubbed environment and a fresh temporary folder only. The submission can read and
-  write whatever the grader's user can; the grader keeps the tests it loaded in memory and puts
-  back any test file that changed (:class:`labkit.grading.grade.TestGuard`).
+- its own PID namespace with a fresh ``/proc`` (it sees no other process, none of their
+  folders or memory), its own network (none), IPC and UTS namespaces; it dies with the grader;
+- a filesystem that holds only what a notebook needs, read-only: ``/usr`` (the system's
+  libraries), the Python installation, and the ``labkit`` package; the tests, the masters,
+  ``solutions/``, the other submissions and the rest of the machine are simply not there;
+- a private scratch folder (a tmpfs of :attr:`Limits.scratch` bytes), its working folder and
+  the only place it can write;
+- a uid of its own: run as root, the grader gives every child a distinct unprivileged uid
+  (:func:`uid_for`) with no capabilities and ``no_new_privs`` (``setpriv``); run as another
+  user, the child is that user inside a user namespace of its own;
+- Python started with ``-I`` (the working folder is not on the import path, no ``PYTHON*``
+  variable is read), and limits (:class:`Limits`) on address space, processes, open files,
+  file size and CPU time, set before the notebook's first cell.
 
-Every level starts the submission with a scrubbed environment (``PATH``, ``HOME`` in its folder,
-``PYTHONPATH`` to labkit, nothing else of the grader's).
+:func:`choose` checks once per run that such a sandbox starts here. Where it cannot, grading is
+refused unless the instructor asks for ``unsafe`` (``labkit grade --unsafe-no-sandbox``): the
+child then runs with the same limits and scrubbed environment, as a distinct uid when the grader
+is root, and only if the installed labkit is not writable by the child's user.
 
->>> choose("none").name
-'none'
+>>> Limits().memory >> 20, Limits().processes
+(2048, 64)
+>>> uid_for(1234, 5) == uid_for(1234, 5) != uid_for(1235, 5)
+True
 """
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import LabkitError
+
+__all__ = ["Limits", "Sandbox", "choose", "uid_for", "LABKIT_ROOT", "SCRATCH"]
+
 LABKIT_ROOT = Path(__file__).resolve().parents[2]
 """The folder that holds the ``labkit`` package (a checkout, or site-packages)."""
-NOBODY = 65534
+SCRATCH = "/home/student"
+"""The child's working folder inside the sandbox."""
+_UID_BASE = 1 << 30
 
-_SCRIPT = r"""
-set -e
-work="$1"; shift
-uid="$1"; shift
-while [ "$1" != "--" ]; do
-    [ -d "$1" ] && mount -t tmpfs -o size=4k,mode=000 labkit-hidden "$1"
-    shift
-done
-shift
-mount --rbind / /
-for m in $(awk '{print $2}' /proc/self/mounts | sort -u); do
-    mount -o remount,bind,ro "$m" 2>/dev/null || true
-done
-mount -t tmpfs -o size=512m,mode=0700,uid=$uid,gid=$uid labkit-work "$work"
-cd "$work"
-if [ "$uid" != 0 ]; then
-    exec setpriv --reuid=$uid --regid=$uid --clear-groups --no-new-privs \
-        --bounding-set=-all --inh-caps=-all "$@"
-fi
-exec setpriv --no-new-privs --bounding-set=-all --inh-caps=-all "$@"
-"""
+
+def uid_for(grader_pid: int, slot: int) -> int:
+    """The uid of a child: distinct for every grader process (its pid) and for every child it
+    runs at once (``slot`` < 256), above every account's uid."""
+    return _UID_BASE + ((grader_pid & 0x3FFFFF) << 8) + (slot & 0xFF)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What one child may use: ``memory`` (address space, bytes), ``processes`` (threads
+    included), ``files`` (open at once), ``file_size`` (one file, bytes), ``scratch`` (its
+    folder, bytes), ``cpu`` (seconds of CPU time)."""
+
+    memory: int = 2 << 30
+    processes: int = 64
+    files: int = 256
+    file_size: int = 64 << 20
+    scratch: int = 256 << 20
+    cpu: int = 600
+
+    def check(self) -> "Limits":
+        for name in ("memory", "processes", "files", "file_size", "scratch", "cpu"):
+            value = getattr(self, name)
+            if type(value) is not int or value <= 0:
+                raise LabkitError(f"limit {name} must be a positive int; got {value!r}")
+        if self.memory < 512 << 20:
+            raise LabkitError(f"limit memory must be at least 512 MiB (Python, IPython and "
+                              f"labkit need it); got {self.memory >> 20} MiB")
+        return self
+
+
+def _boot(limits: Limits) -> str:
+    """The ``-c`` program of the child: labkit's folder on the path, then the child's main."""
+    return (f"import sys; sys.path.insert(0, {str(LABKIT_ROOT)!r}); "
+            f"from labkit.grading import child; child.run({limits.memory}, {limits.processes}, "
+            f"{limits.files}, {limits.file_size}, {limits.cpu})")
 
 
 @dataclass
 class Sandbox:
-    """One isolation level: ``name``, what it gives (``description``), and how to start a child."""
+    """How children start: ``name`` is ``bwrap`` or ``unsafe``; ``root``: the grader is root
+    (each child gets a distinct uid); ``description``: what it gives, as printed on stderr."""
 
     name: str
-    description: str
-    hide: list = field(default_factory=list)
-    uid: int = 0
-    userns: bool = False
+    root: bool
+    limits: Limits = field(default_factory=Limits)
+    description: str = ""
+    _slots: "itertools.count" = field(default_factory=itertools.count, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def next_uid(self) -> int:
+        with self._lock:
+            return uid_for(os.getpid(), next(self._slots))
 
     def env(self, work: str) -> dict:
         return {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "HOME": work, "TMPDIR": work, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-            "PYTHONPATH": str(LABKIT_ROOT), "PYTHONDONTWRITEBYTECODE": "1",
-            "PYTHONHASHSEED": "0", "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{work}/.mpl",
+            "MPLBACKEND": "Agg", "MPLCONFIGDIR": f"{work}/.mpl",
             "IPYTHONDIR": f"{work}/.ipython", "NUMBA_CACHE_DIR": f"{work}/.numba",
-            "JUPYTER_PLATFORM_DIRS": "1",
+            "JUPYTER_PLATFORM_DIRS": "1", "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1",
         }
 
-    def command(self, argv: list[str], work: str) -> list[str]:
-        """The command that runs ``argv`` isolated, in the folder ``work``."""
-        hide = [str(p) for p in self.hide]
-        if self.name == "namespaces":
-            user = ["--user", "--map-root-user"] if self.userns else []
-            return ["unshare", *user, "--mount", "--net", "--pid", "--fork", "--kill-child",
-                    "--propagation", "private", "sh", "-c", _SCRIPT, "labkit-sandbox", work,
-                    str(self.uid), *hide, "--", *argv]
-        if self.name == "bwrap":
-            cover = [a for p in hide if os.path.isdir(p) for a in ("--tmpfs", p)]
-            return ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", *cover,
-                    "--tmpfs", work, "--chdir", work, "--unshare-all", "--die-with-parent",
-                    "--new-session", "--cap-drop", "ALL", *argv]
-        return list(argv)
+    def python(self) -> list[str]:
+        return [sys.executable, "-I", "-c", _boot(self.limits)]
+
+    def command(self, argv: list[str], uid: int, work: str | None = None) -> tuple[list, str]:
+        """``(command, working folder)`` that runs ``argv`` as a child with uid ``uid``; the
+        working folder of an ``unsafe`` child is ``work`` (a folder the grader made)."""
+        drop = ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
+                "--bounding-set=-all", "--inh-caps=-all", "--no-new-privs"]
+        if self.name == "unsafe":
+            return ([*drop, *argv] if self.root else list(argv)), work
+        cmd = [_bwrap(), "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+               "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
+        if not self.root:
+            cmd += ["--unshare-user", "--disable-userns", "--uid", str(60000 + (uid & 0xFF)),
+                    "--gid", str(60000 + (uid & 0xFF)), "--cap-drop", "ALL"]
+        cmd += _mounts()
+        cmd += ["--proc", "/proc", "--dev", "/dev",
+                "--perms", "0700" if not self.root else "1777", "--size", str(self.limits.scratch),
+                "--tmpfs", SCRATCH, "--chdir", SCRATCH, "--"]
+        return [*cmd, *(drop if self.root else []), *argv], SCRATCH
 
 
-def _works(cmd: list[str], timeout: float = 60) -> bool:
-    try:
-        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout,
-                              env={"PATH": "/usr/local/bin:/usr/bin:/bin"})
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return proc.returncode == 0 and proc.stdout.strip() == b"ok"
+def _bwrap() -> str:
+    return shutil.which("bwrap") or "bwrap"
 
 
-def _probe(box: Sandbox) -> bool:
-    """Whether ``box`` can start this interpreter and import labkit (and hides what it should)."""
+def python_roots() -> list[Path]:
+    """The folders of the Python installation the child runs (prefixes and the interpreter)."""
+    roots = []
+    exe = Path(sys.executable)
+    for p in (sys.prefix, sys.exec_prefix, sys.base_prefix, sys.base_exec_prefix,
+              exe.parent, exe.resolve().parent.parent):
+        p = Path(p).resolve()
+        if p == Path("/") or any(p == r or p.is_relative_to(r) for r in roots):
+            continue
+        if str(p).startswith("/usr/") or p == Path("/usr"):
+            continue                          # bound as a whole below
+        roots = [r for r in roots if not r.is_relative_to(p)] + [p]
+    return roots
+
+
+def _mounts() -> list[str]:
+    out = ["--ro-bind", "/usr", "/usr"]
+    for top in ("bin", "lib", "lib32", "lib64", "libx32", "sbin"):
+        p = Path("/") / top
+        if p.is_symlink():
+            out += ["--symlink", os.readlink(p), str(p)]
+        elif p.is_dir():
+            out += ["--ro-bind", str(p), str(p)]
+    for f in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/etc/fonts",
+              "/etc/alternatives"):
+        out += ["--ro-bind-try", f, f]
+    made: set = set()
+    pkg = LABKIT_ROOT / "labkit"
+    for root in [*python_roots(), pkg]:
+        for parent in reversed(root.parents):     # folders bwrap makes on the way: 0755
+            if parent != Path("/") and parent not in made:
+                made.add(parent)
+                out += ["--perms", "0755", "--dir", str(parent)]
+        out += ["--ro-bind", str(root), str(root)]
+    return out
+
+
+_PROBE = r"""
+import os, sys
+try:
+    import labkit, IPython
+except Exception as e:
+    print("cannot import:", e); raise SystemExit(0)
+pids = [p for p in os.listdir("/proc") if p.isdigit()]
+bad = [h for h in sys.argv[2:] if os.path.exists(h)]
+cwd_on_path = [p for p in sys.path if p in ("", ".", os.getcwd())]
+try:
+    open(labkit.__file__, "a").close(); writable = True
+except OSError:
+    writable = False
+isolated = sys.argv[1] == "1"
+print("ok" if (len(pids) <= 3 or not isolated) and not bad and not cwd_on_path and not writable
+      and os.getuid() != 0 else f"leaky pids={pids} seen={bad} path={cwd_on_path} w={writable}")
+"""
+
+
+def _probe(box: Sandbox, hide: list[Path]) -> str | None:
+    """None when ``box`` starts Python with labkit here and hides what it must, else why not."""
+    argv = [sys.executable, "-I", "-c", f"import sys; sys.path.insert(0, {str(LABKIT_ROOT)!r})\n"
+            + _PROBE, "1" if box.name == "bwrap" else "0", *[str(h) for h in hide]]
     work = tempfile.mkdtemp(prefix="labkit-probe-")
     try:
-        code = ("import os, sys, labkit\n"
-                "def seen(h):\n"
-                "    try:\n"
-                "        return os.listdir(h)\n"
-                "    except OSError:\n"
-                "        return []\n"
-                "assert not any(seen(h) for h in sys.argv[1:])\n"
-                "print('ok')")
-        argv = [sys.executable, "-c", code, *[str(p) for p in box.hide]]
-        cmd = box.command(argv, work)
-        try:
-            proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=120,
-                                  env=box.env(work), cwd=work)
-        except (OSError, subprocess.SubprocessError):
-            return False
-        return proc.returncode == 0 and proc.stdout.strip().endswith(b"ok")
+        cmd, cwd = box.command(argv, box.next_uid(), work)
+        if box.name == "unsafe" and box.root:
+            os.chmod(work, 0o777)
+        proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, timeout=120,
+                              env=box.env(cwd), cwd=work)
+    except (OSError, subprocess.SubprocessError) as e:
+        return str(e)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+    out = proc.stdout.decode(errors="replace").strip()
+    if proc.returncode == 0 and out.endswith("ok"):
+        return None
+    err = proc.stderr.decode(errors="replace").strip().splitlines()
+    return (out or (err[-1] if err else f"exit status {proc.returncode}"))[:300]
 
 
-def choose(mode: str = "auto", hide: list | tuple = ()) -> Sandbox:
-    """The isolation for this run: ``auto`` (the strongest that works here), ``namespaces``,
-    ``bwrap`` or ``none``. ``hide``: folders the submission must not see (hidden tests, masters).
+def _labkit_writable_by(uid: int | None) -> list[str]:
+    """Files or folders of the installed labkit that ``uid`` (None: this user) could change."""
+    import stat
 
-    A mode asked for by name that cannot work here raises :class:`labkit.errors.LabkitError`."""
-    from ..errors import LabkitError
+    pkg = LABKIT_ROOT / "labkit"
+    found = []
+    for dirpath, dirnames, filenames in os.walk(pkg):
+        for p in [dirpath] + [os.path.join(dirpath, f) for f in filenames]:
+            if uid is None:
+                w = os.access(p, os.W_OK)
+            else:
+                st = os.stat(p)
+                w = bool(st.st_mode & stat.S_IWOTH) or st.st_uid == uid
+            if w:
+                found.append(p)
+                if len(found) >= 3:
+                    return found
+    return found
 
-    if mode not in ("auto", "namespaces", "bwrap", "none"):
-        raise LabkitError(f"isolation must be 'auto', 'namespaces', 'bwrap' or 'none'; got {mode!r}")
-    hide = [Path(p).resolve() for p in hide]
-    if mode == "none":
-        return Sandbox("none", "none (scrubbed environment and a fresh folder only: the submission "
-                       "can read and write what the grader's user can; changed test files are "
-                       "put back)", hide)
+
+def choose(unsafe: bool = False, hide: list | tuple = (), limits: Limits | None = None) -> Sandbox:
+    """The sandbox for this run (see the module's text); ``hide``: folders the probe checks the
+    child cannot see (tests, masters, submissions). Raises :class:`labkit.errors.LabkitError`
+    when bubblewrap cannot run here and ``unsafe`` is not asked for, or when the installed labkit
+    would be writable by an ``unsafe`` child.
+
+    >>> choose(unsafe=True, limits=Limits(memory=1 << 30)).limits.memory >> 20   # doctest: +SKIP
+    1024
+    """
+    limits = (limits or Limits()).check()
     root = hasattr(os, "geteuid") and os.geteuid() == 0
-    candidates = []
-    if mode in ("auto", "namespaces") and shutil.which("unshare") and shutil.which("setpriv"):
-        if root:
-            candidates.append(Sandbox("namespaces", "", hide, uid=NOBODY))
-            candidates.append(Sandbox("namespaces", "", hide, uid=0))
-        candidates.append(Sandbox("namespaces", "", hide, uid=0, userns=True))
-    if mode in ("auto", "bwrap") and shutil.which("bwrap"):
-        candidates.append(Sandbox("bwrap", "", hide))
-    for box in candidates:
-        if _probe(box):
-            box.description = _describe(box)
+    hide = [Path(p).resolve() for p in hide]
+    if not unsafe:
+        why = "bubblewrap (bwrap) is not installed" if not shutil.which("bwrap") else None
+        if why is None and root and not shutil.which("setpriv"):
+            why = "setpriv (util-linux) is not installed"
+        box = Sandbox("bwrap", root, limits)
+        if why is None:
+            why = _probe(box, hide)
+        if why is None:
+            who = ("a distinct unprivileged uid per child, no capabilities" if root else
+                   "this user in a user namespace of its own, no capabilities")
+            box.description = (f"bwrap (own PID namespace and fresh /proc, no network, "
+                               f"read-only Python and labkit only, private scratch folder, "
+                               f"{who}; limits: {_limits_text(limits)})")
             return box
-    if mode != "auto":
-        raise LabkitError(f"isolation {mode!r} does not work on this machine")
-    return choose("none", hide)
+        raise LabkitError(
+            f"the sandbox cannot run here ({why}); install bubblewrap (apt-get install "
+            "bubblewrap) where user namespaces are allowed, or pass --unsafe-no-sandbox to "
+            "run the notebooks without it (they can then read what the grader's user can)")
+    box = Sandbox("unsafe", root, limits)
+    writable = _labkit_writable_by(box.next_uid() if root else None)
+    if writable:
+        raise LabkitError(
+            "--unsafe-no-sandbox: the installed labkit is writable by the user the notebooks "
+            f"would run as ({', '.join(writable)}); make it read-only (chmod -R a-w) or grade "
+            "as root (each notebook then runs as a distinct unprivileged uid)")
+    why = _probe(box, [])
+    if why is not None:
+        raise LabkitError(f"--unsafe-no-sandbox: a notebook's process cannot start here ({why})")
+    who = "a distinct unprivileged uid per child" if root else "the grader's own user"
+    box.description = (f"unsafe-no-sandbox (NO sandbox: the notebooks can read what {who} can "
+                       f"read; a fresh folder, scrubbed environment; limits: "
+                       f"{_limits_text(limits)})")
+    return box
 
 
-def _describe(box: Sandbox) -> str:
-    if box.name == "bwrap":
-        return ("bwrap (hidden tests covered, read-only filesystem, a private writable folder, "
-                "no network, no capabilities)")
-    who = "user nobody" if box.uid == NOBODY else (
-        "user namespace" if box.userns else "root without capabilities")
-    return (f"namespaces (hidden tests covered, read-only filesystem, a private writable folder, "
-            f"no network, own PID namespace; {who})")
+def _limits_text(limits: Limits) -> str:
+    return (f"{limits.memory >> 20} MiB memory, {limits.processes} processes, {limits.files} "
+            f"open files, {limits.file_size >> 20} MiB a file, {limits.scratch >> 20} MiB "
+            f"scratch, {limits.cpu} s CPU")

@@ -36,6 +36,7 @@ class Report:
     cell_errors: list[str] = field(default_factory=list)
     isolation: str | None = None
     variant: int | None = None
+    student_id: str | None = None
 
     @property
     def points(self) -> float:

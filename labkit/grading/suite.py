@@ -28,11 +28,16 @@ REPO = Path(__file__).resolve().parents[2]
 
 def find_tests(exercise: str, autograder_dirs: list[Path] = ()) -> Path:
     """The folder of the exercise's autograder tests (public and hidden)."""
+    from .submission import EXERCISE_NAME
+
+    if not EXERCISE_NAME.fullmatch(str(exercise)):
+        raise GradingError(f"exercise must be a name like 01_shape_stride; got {exercise!r}")
     candidates = []
     for d in autograder_dirs:
         d = Path(d)
-        candidates += [d / exercise / "autograder" / "tests", d / "autograder" / "tests",
-                       d / exercise / "tests", d / "tests"]
+        candidates += [d / exercise / "autograder" / "tests", d / exercise / "tests"]
+        if d.name == exercise:         # the folder is that exercise's own otter assign output
+            candidates += [d / "autograder" / "tests", d / "tests"]
     if not autograder_dirs:   # masters kept elsewhere are never mixed with the repository's
         candidates.append(REPO / "exercises" / exercise / "autograder" / "tests")
     for c in candidates:
@@ -47,7 +52,7 @@ def find_tests(exercise: str, autograder_dirs: list[Path] = ()) -> Path:
     if autograder_dirs:
         raise GradingError(f"no hidden tests for {exercise!r} in "
                            f"{', '.join(str(d) for d in autograder_dirs)} (looked for "
-                           f"{exercise}/autograder/tests, autograder/tests, {exercise}/tests, tests)")
+                           f"{exercise}/autograder/tests and {exercise}/tests)")
     raise GradingError(
         f"no hidden tests for {exercise!r}: build them with `python -m labkit grade --assign` "
         f"(otter assign solutions/{exercise}.ipynb exercises/{exercise})")

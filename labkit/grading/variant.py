@@ -1,10 +1,18 @@
 """One variant of an exercise: its seed, its numbers, and how the notebook prints them.
 
-A student's seed comes from the id they enter in the notebook's first cell; ``""`` is variant 0,
-the book's numbers.
+A student's seed comes from the id they enter in the notebook's first cell, by one rule that
+the notebook and the grader share (:func:`student_seed`): ``student_id`` is a plain string or a
+non-negative int literal; ``"book"`` asks for variant 0, the book's numbers; any other id gives
+a stable seed from 1 to 999999 (``4127`` and ``"4127"`` give the same).
 
->>> seed_of(""), seed_of("student-42") == seed_of("student-42") > 0
+>>> student_seed("book"), student_seed("student-42") == seed_of("student-42") > 0
 (0, True)
+>>> student_seed(4127) == student_seed("4127")
+True
+>>> student_id_literal('student_id = "ana" + ".lima"')
+Traceback (most recent call last):
+...
+labkit.errors.LabkitError: student_id must be a plain string or a non-negative int literal (student_id = "ana.lima", student_id = 4127, or student_id = "book" for the book's numbers); got "ana" + ".lima"
 >>> v = Variant("01_shape_stride", 0, {"c1": (2, 3)}, ["c1 = (2, 3)"])
 >>> v.c1
 (2, 3)
@@ -41,13 +49,78 @@ class _Floors:
 lk = _Floors()
 
 
-__all__ = ["seed_of", "draw_numbers", "Variant", "lk"]
+__all__ = ["seed_of", "student_seed", "student_id_literal", "check_student_id", "BOOK_ID",
+           "draw_numbers", "Variant", "lk"]
+
+BOOK_ID = "book"
+"""The student id that asks for the book's numbers (variant 0)."""
+_RULE = ("a plain string or a non-negative int literal (student_id = \"ana.lima\", "
+         "student_id = 4127, or student_id = \"book\" for the book's numbers)")
+
+
+def student_seed(student_id) -> int:
+    """The variant of a notebook's ``student_id``: the rule the notebook and the grader share.
+    ``"book"`` is 0; any other non-empty ``str`` or ``int >= 0`` is :func:`seed_of` its text;
+    anything else (an empty id, a bool, a negative number, a float...) is refused."""
+    if type(student_id) is int and student_id >= 0:
+        return seed_of(str(student_id))
+    if type(student_id) is not str:
+        raise LabkitError(f"student_id must be {_RULE}; got {student_id!r}")
+    if not student_id.strip():
+        raise LabkitError("student_id is empty: enter the id your course gave you, or "
+                          "student_id = \"book\" for the book's numbers")
+    return seed_of(student_id)
+
+
+def student_id_literal(source: str):
+    """The value of ``student_id = LITERAL`` in ``source`` (None when it sets no student_id),
+    read without running anything; a ``student_id`` set any other way, or more than once, is
+    refused (the notebook would print one variant's numbers and be graded as another)."""
+    import ast
+
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    stores = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "student_id"
+              and isinstance(n.ctx, (ast.Store, ast.Del))]
+    if not stores:
+        return None
+    plain = [n for n in tree.body if isinstance(n, ast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], ast.Name) and n.targets[0].id == "student_id"]
+    if len(stores) > 1 or len(plain) != 1:
+        raise LabkitError(f"student_id must be set once, as {_RULE}")
+    value = plain[0].value
+    if not (isinstance(value, ast.Constant) and type(value.value) in (str, int)):
+        shown = ast.get_source_segment(source, value)
+        raise LabkitError(f"student_id must be {_RULE}; got {shown}")
+    student_seed(value.value)       # an empty id or a negative literal is refused here too
+    return value.value
+
+
+def check_student_id(student_id, source: str | None = None) -> None:
+    """What the notebook's first cell calls: refuses a ``student_id`` :func:`student_seed`
+    refuses, after checking that the cell sets it as a literal (``source``: the cell's text; by
+    default the running IPython cell's), so the notebook refuses what the grader refuses."""
+    if source is None:
+        try:
+            from IPython import get_ipython
+
+            history = (get_ipython().user_ns.get("In") or [""]) if get_ipython() else [""]
+            source = history[-1]
+        except Exception:  # noqa: BLE001 - not in IPython: the value alone is checked
+            source = ""
+    literal = student_id_literal(source)
+    if literal is not None and literal != student_id:
+        raise LabkitError("student_id changed after its literal was set: set it once, as "
+                          f"{_RULE}")
+    student_seed(student_id)
 
 
 def seed_of(student_id) -> int:
-    """The variant of a student id: 0 for ``""`` (the book's numbers), else a stable number
-    from 1 to 999999 (the same id gives the same variant on every machine)."""
-    if student_id is None or str(student_id).strip() == "":
+    """The variant of a student id: 0 for ``""`` and ``"book"`` (the book's numbers), else a
+    stable number from 1 to 999999 (the same id gives the same variant on every machine)."""
+    if student_id is None or str(student_id).strip() in ("", BOOK_ID):
         return 0
     digest = hashlib.sha256(str(student_id).strip().encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") % 999_999 + 1
@@ -98,7 +171,7 @@ class Variant:
         numbers = self.__dict__.get("numbers", {})
         if name in numbers:
             return numbers[name]
-        raise AttributeError(f"variant of {self.exercise} has no number {name!r}")
+        raise AttributeError(f"variant of {self.__dict__.get('exercise')} has no number {name!r}")
 
     def __str__(self):
         head = (f"{self.exercise}, variant {self.seed}"

@@ -6,13 +6,15 @@ expected answers are computed with labkit when the notebook is graded. A student
 from the id they enter in the notebook's first cell (:func:`seed_of`), or the instructor gives
 one with ``labkit grade --variant SEED``.
 
->>> v = of("01_shape_stride", "")          # no id: the book's numbers
+>>> v = of("01_shape_stride", 0)           # variant 0: the book's numbers
 >>> v.seed, str(v.L), v.c1
 (0, '(4,8):(8,1)', (2, 3))
 >>> answer("01_shape_stride", "q1", 0)
 19
 >>> of("01_shape_stride", "student-42").seed == seed_of("student-42") != 0
 True
+>>> for_student("01_shape_stride", "book").seed, for_student("01_shape_stride", 7).seed == seed_of("7")
+(0, True)
 """
 
 
@@ -31,7 +33,7 @@ from .variants_hardware import (_banks_swizzle, _banks_swizzle_answers, _fragmen
 from .variants_layouts import (_global_to_thread, _global_to_thread_answers, _shape_stride,
                                _shape_stride_answers, _tiling, _tiling_answers)
 
-__all__ = ["seed_of", "of", "answer", "answers", "questions", "EXERCISES", "Variant"]
+__all__ = ["seed_of", "of", "for_student", "answer", "answers", "questions", "EXERCISES", "Variant"]
 
 
 EXERCISES = {
@@ -60,14 +62,48 @@ def _check(exercise):
 
 
 def of(exercise: str, seed_or_id=0) -> Variant:
-    """The numbers of ``exercise`` for a variant seed or a student id (``""``: the book's)."""
+    """The numbers of ``exercise`` for a variant seed or a student id (``""``: the book's).
+    Every variant but 0 differs from the book in every question's answer (see :func:`_draw`)."""
     _check(exercise)
-    return EXERCISES[exercise][0](_seed(seed_or_id))
+    v = _draw(exercise, _seed(seed_or_id))     # cached: the caller gets its own dict and lines
+    return Variant(v.exercise, v.seed, dict(v.numbers), list(v.lines))
+
+
+_TRIES = 400
+_STRIDE = 1_000_003        # a draw past the first is one no student id's seed can ask for
+
+
+@functools.lru_cache(maxsize=1024)
+def _draw(exercise: str, seed: int) -> Variant:
+    """Variant ``seed``'s numbers: drawn from the seed, and drawn again (from ``seed + k *
+    _STRIDE``, the same on every machine) while any question's answer is the book's, so
+    copying the book's answers scores nothing in a variant."""
+    build, work_out = EXERCISES[exercise]
+    if seed == 0:
+        return build(0)
+    book = _answers(exercise, 0)
+    for k in range(_TRIES):
+        v = build(seed + k * _STRIDE)
+        mine = work_out(v)
+        if all(mine[q] != book[q] for q in book):
+            v.seed = seed
+            return v
+    raise LabkitError(f"variant {seed} of {exercise}: no draw in {_TRIES} differs from the book "
+                      "in every question")
+
+
+def for_student(exercise: str, student_id) -> Variant:
+    """The numbers a notebook prints for its ``student_id``, by the rule the grader reads it
+    with (:func:`labkit.grading.variant.student_seed`: ``"book"`` is the book's numbers)."""
+    from .variant import student_seed
+
+    _check(exercise)
+    return of(exercise, student_seed(student_id))    # refuses what the rule refuses
 
 
 @functools.lru_cache(maxsize=1024)
 def _answers(exercise: str, seed: int) -> dict:
-    return EXERCISES[exercise][1](of(exercise, seed))
+    return EXERCISES[exercise][1](_draw(exercise, seed))
 
 
 def answers(exercise: str, seed_or_id=0) -> dict:

@@ -165,9 +165,12 @@ def _draw_q1(rng):
             return dict(tile1=tile, bk1=bk, stages1=stages)
 
 
+_WARP_SIDES = [16, 32, 48, 64, 80, 96, 112, 128]      # multiples of 16: whole atoms and ldmatrix.x4 pairs
+
+
 def _draw_q2(rng):
-    return dict(warp2=(rng.choice([32, 64, 128]), rng.choice([32, 64, 128])),
-                bk2=rng.choice([32, 64, 128]))
+    return dict(warp2=(rng.choice(_WARP_SIDES), rng.choice(_WARP_SIDES)),
+                bk2=rng.choice([16, 32, 64, 128]))
 
 
 def _draw_q3(rng):
@@ -199,7 +202,7 @@ def _draw_q6(rng):
 
 
 def _draw_q7(rng):
-    return dict(warp7=(rng.choice([16, 32, 64, 128]), rng.choice([16, 32, 64, 128])))
+    return dict(warp7=(rng.choice(_WARP_SIDES), rng.choice(_WARP_SIDES)))
 
 
 def _fits(regs, threads, kb, sm):

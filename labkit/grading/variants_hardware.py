@@ -31,7 +31,7 @@ def _named_axes(seed: int) -> Variant:
         lc2 = fresh(lambda: (rng.randrange(1, 128), rng.randrange(1, 256)), ((64, 255),))
         lc3 = fresh(lambda: (rng.randrange(1, 128), rng.randrange(1, 256)), ((5, 7),))
         e4 = fresh(lambda: (rng.randrange(1, 8), rng.randrange(8)), ((6, 5),))
-        lane5 = fresh(lambda: rng.randrange(1, 32), (9,))
+        lane5 = fresh(lambda: rng.randrange(1, 32), (5, 9))     # lane 5: a lane the book pages show
         a7 = fresh(lambda: (rng.randrange(16), rng.randrange(16)), ((9, 10),))
         tv8 = fresh(lambda: (rng.randrange(32), rng.randrange(2)), ((21, 1),))
         c9 = fresh(lambda: (rng.randrange(32), rng.randrange(16)), ((20, 12),))

@@ -155,7 +155,7 @@ def _global_to_thread(seed: int) -> Variant:
     else:
         rng = random.Random(f"02b_global_to_thread/{seed}")
         while True:                        # ragged in both modes, at least 3x3 blocks
-            m, n = 8 * rng.randint(48, 250), rng.randint(300, 1200)
+            m, n = 8 * rng.randint(48, 250), rng.randint(300, 2000)
             if m % 128 and n % 128 and (m, n) != (1496, 600):
                 break
         tile1 = (rng.choice([32, 64, 256]), rng.choice([64, 128, 256]))

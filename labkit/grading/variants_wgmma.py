@@ -180,7 +180,7 @@ def _draw_q6(rng):
 
 
 def _draw_q7(rng):
-    return dict(n7=rng.choice((8, 16, 32, 64, 128)), bk7=rng.choice((32, 64, 128)))
+    return dict(n7=rng.choice((8, 16, 32, 64, 128)), bk7=rng.choice((16, 32, 48, 64, 96, 128, 192, 256)))
 
 
 def _draw_q8(rng):
