@@ -8,6 +8,23 @@
 ((_2,_2,_2),_1,_1):((_1,_128,_8),_0,_0)
 >>> print(thr.partition_fragment_A(sA).layout)
 ((_2,_2,_2),_1,_1):((_1,_2,_4),_0,_0)
+
+A Hopper GMMA atom tiles the same way; its shared-memory operands partition into descriptor
+fragments, one 64-bit ``GmmaDescriptor`` per k-block (CuTe's ``GMMA::DescriptorIterator``):
+
+>>> sA = lk.make_tensor(lk.make_smem_ptr(0x3000, "half_t"),
+...                     lk.tile_to_shape(lk.gmma_layout_atom("K", "SW128", "half_t"), (lk.S(128), lk.S(64))))
+>>> mma = lk.make_tiled_mma(lk.mma_atom("SM90_64x128x16_F32F16F16_SS<K,MN>"),
+...                         lk.make_layout((lk.S(2), lk.S(1), lk.S(1))))
+>>> thr = mma.get_slice(200)
+>>> print(thr.partition_A(sA))
+Sw<3,4,3>_smem_ptr[16b](0x5000) o ((_64,_16),_1,_4):((_64,_1),_0,_16)
+>>> tCrA = thr.make_fragment_A(thr.partition_A(sA))
+>>> print(tCrA); hex(int(tCrA(0, 0, 3)))
+GMMA::DescriptorIterator o (_1,_1,_4):(_0,_0,_2)
+'0x4000004000010506'
+>>> int(mma.num_threads), [int(x) for x in mma.tile_shape_mnk]
+(256, [128, 128, 16])
 """
 
 from __future__ import annotations
