@@ -394,6 +394,54 @@ def test_phone_chapter_list_and_contents_open_and_close(browser, book_url):
         tab.close()
 
 
+def test_every_page_shows_its_chapter_menu_icon_on_a_phone(browser, book_url):
+    """The visible ☰ button draws its icon: the glyph of ``.fa-bars`` is in the subset font (a
+    glyph missing from the font leaves the button blank), seen as ink inside the button."""
+    tab = Tab(browser, book_url, PHONE, touch=True)
+    try:
+        blank = {}
+        for path in PAGES:
+            page = tab.open(path)
+            icon = page.locator("button.primary-toggle:visible .fa-bars")
+            if icon.count() != 1:
+                blank[path] = "no visible chapter-menu icon"
+                continue
+            content = icon.evaluate("e => getComputedStyle(e, '::before').content")
+            # drawn with the icon font, the glyph differs from the fallback font's drawing of the
+            # same code point (the same picture: the font lacks the glyph and the button is blank)
+            drawn = content.startswith('"') and icon.evaluate("""async e => { const c = getComputedStyle(e, '::before');
+                const ch = JSON.parse(c.content), fa = `${c.fontWeight} 20px ${c.fontFamily}`;
+                await document.fonts.load(fa, ch);
+                const draw = (font) => { const cv = document.createElement('canvas'); cv.width = cv.height = 32;
+                    const x = cv.getContext('2d'); x.font = font; x.fillText(ch, 4, 24);
+                    return Array.from(x.getImageData(0, 0, 32, 32).data).join(','); };
+                const mine = draw(fa);
+                return mine !== draw(`${c.fontWeight} 20px serif`) && /[1-9]/.test(mine); }""")
+            if content in ("none", "normal", '""') or not drawn:
+                blank[path] = content
+        assert blank == {}
+    finally:
+        tab.close()
+
+
+def test_search_finds_the_books_terms(browser, book_url):
+    tab = Tab(browser, book_url, DESKTOP)
+    try:
+        for term in ("swizzle", "ldmatrix", "wgmma", "local_partition"):
+            tab.page.goto(f"{book_url}/search.html?q={term}", wait_until="load")
+            tab.page.wait_for_function(
+                "document.querySelectorAll('#search-results ul.search li').length > 0"
+                " || (document.querySelector('#search-results p')?.textContent || '').includes('did not match')",
+                timeout=20000)
+            hits = tab.page.locator("#search-results ul.search li a")
+            assert hits.count() > 0, f"no result for {term!r}"
+            # each result is a page of the book
+            assert all(h.endswith(".html") or ".html#" in h for h in hits.evaluate_all("as => as.map(a => a.href)"))
+        assert tab.errors == [], tab.errors
+    finally:
+        tab.close()
+
+
 def test_no_page_is_wider_than_a_phone(browser, book_url):
     tab = Tab(browser, book_url, PHONE, touch=True)
     try:
