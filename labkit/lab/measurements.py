@@ -3,8 +3,8 @@
 Every page reads its measured figures through this module: :data:`GEMM_RUN` is the latest GEMM
 ladder run (the one constant every page reads), :data:`RUNS` names every run any page cites, and
 :func:`figure` reads one figure of a run by its path (``"ladder.4096 f32 tma.tflops"``). The
-book's ``{measured}`` role and the Measurements page (:func:`report`) print figures with the
-same markup, so a test can check that each figure a page cites is on the Measurements page with
+book's ``{measured}`` role and the Measurements page (:func:`report`, written by
+:mod:`labkit.lab.measurement_report`) print figures with the same markup, so a test can check that each figure a page cites is on the Measurements page with
 the same value.
 
 ``benchmarks/results/`` holds, per run, a CSV of timings (one row per kernel, accumulator and
@@ -32,9 +32,10 @@ from pathlib import Path
 from labkit.errors import LabkitError
 
 __all__ = ["RESULTS", "GEMM_RUN", "STEP5_RUN", "EXPERIMENTS_RUN", "PREDICATED_COPY_RUN", "EPILOGUE_RUN",
-           "HOPPER_GEMM_RUN", "WGMMA_PEAK_RUN", "WGMMA_BASE_OFFSET_RUN", "WGMMA_FIXED_COST_RUN", "RUNS", "KernelResources",
+           "HOPPER_GEMM_RUN", "WGMMA_PEAK_RUN", "WGMMA_BASE_OFFSET_RUN", "WGMMA_FIXED_COST_RUN", "WGMMA_STEP_RUN",
+           "RUNS", "KernelResources",
            "GemmLadderRun", "gemm_ladder", "gemm_ladder_record", "Figure", "record", "figure", "figures",
-           "run_info", "report", "table"]
+           "run_info", "report", "table", "ladder", "build_notes", "setmaxnreg_table", "Report"]
 
 RESULTS = Path(__file__).resolve().parents[2] / "benchmarks" / "results"
 GEMM_RUN = "gemm_h200_2026-12-01"
@@ -57,10 +58,12 @@ WGMMA_BASE_OFFSET_RUN = "wgmma_base_offset_h200_2026-12-02"
 """What ``wgmma`` reads from a swizzled A that starts off the 1024-byte boundary, per base offset."""
 WGMMA_FIXED_COST_RUN = "wgmma_fixed_cost_h200_2026-12-02"
 """Step 7 and cuBLAS at M = N = 4096 over K: what of their time does not grow with K."""
+WGMMA_STEP_RUN = "wgmma_step_h200_2026-12-02"
+"""Step 7's variants (stages, ``setmaxnreg``) beside step 6 and cuBLAS, one process."""
 RUNS = {"gemm": GEMM_RUN, "gemm-step5": STEP5_RUN, "experiments": EXPERIMENTS_RUN,
         "predicated-copy": PREDICATED_COPY_RUN, "epilogue": EPILOGUE_RUN, "wgmma-peak": WGMMA_PEAK_RUN,
         "gemm-hopper": HOPPER_GEMM_RUN, "wgmma-base-offset": WGMMA_BASE_OFFSET_RUN,
-        "wgmma-fixed-cost": WGMMA_FIXED_COST_RUN}
+        "wgmma-fixed-cost": WGMMA_FIXED_COST_RUN, "wgmma-step": WGMMA_STEP_RUN}
 """Every run a page cites, by the short name pages use: the Measurements page lists each."""
 CUBLAS = "cuBLAS (torch)"
 
@@ -210,8 +213,9 @@ _INFO = ("date", "gpu", "device", "sm", "sms", "nvidia-smi", "driver", "cuda_dri
          "labkit", "timing")
 _SKIP = {"run", "environment", "description", "csv", "file", "what", "note", "predicted", "measured"}
 # fields that name a row of a list, tried in order until the names are unique
-_LABELS = (("variant",), ("size", "acc", "step"), ("step", "acc"), ("step", "config", "acc"),
-           ("run", "config", "cache", "acc"), ("run", "config", "acc"), ("kernel",))
+_LABELS = (("variant",), ("size", "acc", "step"), ("step", "acc"),
+           ("step", "config", "acc"),
+           ("run", "config", "cache", "acc"), ("run", "config", "acc"), ("kernel",), ("size", "acc", "step", "config"))
 
 
 def run_name(run: str) -> str:
@@ -290,7 +294,8 @@ def _child(node, part: str):
 
 
 def _is_number(v) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool)
+    """A measured number: an int or a float, not a bool and not NaN (a figure nobody measured)."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v
 
 
 @dataclass(frozen=True)
@@ -361,168 +366,5 @@ def run_info(run: str, results: Path | str = RESULTS) -> dict:
     return {k: env[k] for k in _INFO if k in env}
 
 
-class Report:
-    """HTML (a notebook or the book) or text (a terminal) of a run's figures; every number is a
-    :meth:`Figure.html` span."""
-
-    def __init__(self, title: str, parts: list):
-        self.title, self.parts = title, parts
-
-    def _repr_html_(self) -> str:
-        return "".join(p if isinstance(p, str) else p[1] for p in self.parts)
-
-    def __str__(self) -> str:
-        return "\n".join(p[0] for p in self.parts if not isinstance(p, str))
-
-    __repr__ = __str__
-
-
-def _cell(run: str, path: str, v, fmt: str | None) -> tuple[str, str]:
-    from html import escape
-    if _is_number(v):
-        f = Figure(run, path, v)
-        return f.text(fmt), f.html(fmt)
-    return str(v), escape(str(v))
-
-
-def table(run: str, path: str, columns: list[str] | None = None, formats: dict | None = None,
-          results: Path | str = RESULTS) -> Report:
-    """The rows at ``path`` of ``run`` (a list of dicts) as a table, one figure per cell.
-
-    >>> print(table("predicated-copy", "experiment.rows", ["variant", "GB/s"], {"GB/s": ".0f"}))
-    variant  GB/s
-    scalar    397
-    vector   1322
-    """
-    name, formats = run_name(run), formats or {}
-    node = record(name, results)
-    for part in path.split("."):
-        node = _child(node, part)
-    if not isinstance(node, list) or not all(isinstance(r, dict) for r in node):
-        raise MeasurementError(f"path: {path!r} of {name} is not a list of rows")
-    return _table(name, path, node, columns, formats)
-
-
-def _row_fields(row: dict, prefix: str = "") -> dict:
-    out = {}
-    for k, v in row.items():
-        if isinstance(v, dict):
-            out.update(_row_fields(v, f"{prefix}{k}."))
-        elif not isinstance(v, list):
-            out[f"{prefix}{k}"] = v
-    return out
-
-
-def _table(name, path, rows, columns, formats) -> Report:
-    flat = [_row_fields(r) for r in rows]
-    if columns is None:
-        columns = []
-        for r in flat:
-            columns += [c for c in r if c not in columns]
-    labels = _labels(rows)
-    text_rows = [columns]
-    html = ['<div class="lk-table"><table><thead><tr>'] + [f"<th>{c}</th>" for c in columns] + ["</tr></thead><tbody>"]
-    for label, r in zip(labels, flat):
-        cells = [_cell(name, f"{path}.{label}.{c}", r.get(c, ""), formats.get(c)) for c in columns]
-        text_rows.append([t for t, _ in cells])
-        html.append("<tr>" + "".join(f"<td>{h}</td>" for _, h in cells) + "</tr>")
-    html.append("</tbody></table></div>")
-    widths = [max(len(str(r[i])) for r in text_rows) for i in range(len(columns))]
-    text = "\n".join("  ".join(str(c).rjust(w) if i else str(c).ljust(w) for i, (c, w) in enumerate(zip(r, widths)))
-                     .rstrip() for r in text_rows)
-    return Report(path, [(text, "".join(html))])
-
-
-def report(run: str, results: Path | str = RESULTS) -> Report:
-    """Every figure of ``run``: where and with what it was measured, then each part of its
-    record as a table (the Measurements page shows one report per run of :data:`RUNS`)."""
-    from html import escape
-    name = run_name(run)
-    rec = record(name, results)
-    info = run_info(name, results)
-    parts = [(f"run {name}\n" + "\n".join(f"{k:<18} {v}" for k, v in info.items()),
-              "<dl class=\"lk-run\">" + "".join(f"<dt>{escape(k)}</dt><dd>{escape(str(v))}</dd>"
-                                                for k, v in info.items()) + "</dl>")]
-    if rec.get("description"):
-        parts.append(("", f"<p>{escape(str(rec['description']))}</p>"))
-    for key, value in rec.items():
-        if key in _SKIP:
-            continue
-        parts += _section(name, key, value)
-    return Report(name, parts)
-
-
-def _section(name: str, path: str, node) -> list:
-    from html import escape
-    head = f"<p class=\"lk-part\"><strong>{escape(path)}</strong></p>"
-    if isinstance(node, list) and node and all(isinstance(r, dict) for r in node):
-        t = _table(name, path, node, None, {})
-        return [(f"\n{path}", head), *t.parts]
-    if isinstance(node, dict):
-        rows = [(k, v) for k, v in node.items() if k not in _SKIP]
-        scalars = [(k, v) for k, v in rows if not isinstance(v, (dict, list))]
-        out = []
-        if scalars:
-            cells = [(k, _cell(name, f"{path}.{k}", v, None)) for k, v in scalars]
-            out.append((f"\n{path}\n" + "\n".join(f"  {k}: {t}" for k, (t, _) in cells),
-                        head + "<div class=\"lk-table\"><table><tbody>" + "".join(
-                            f"<tr><th>{escape(k)}</th><td>{h}</td></tr>" for k, (_, h) in cells)
-                        + "</tbody></table></div>"))
-        for k, v in rows:
-            if isinstance(v, (dict, list)):
-                out += _section(name, f"{path}.{k}", v)
-        return out
-    if isinstance(node, list) and any(isinstance(v, (dict, list)) for v in node):
-        return [part for label, v in zip(_labels(node), node) for part in _section(name, f"{path}.{label}", v)]
-    if isinstance(node, list):
-        cells = [_cell(name, f"{path}.{i}", v, None) for i, v in enumerate(node)]
-        return [(f"\n{path}: " + ", ".join(t for t, _ in cells), head + "<p>" + ", ".join(h for _, h in cells) + "</p>")]
-    t, h = _cell(name, path, node, None)
-    return [(f"\n{path}: {t}", head + f"<p>{h}</p>")]
-
-
-def ladder(run: str = "gemm", results: Path | str = RESULTS) -> Report:
-    """The ladder of a GEMM run: one row per step and accumulator, then cuBLAS (and CuTe's
-    ``sgemm_sm80`` where the run timed it); per size TFLOP/s and the run's ratios to them.
-
-    >>> print(str(ladder()).splitlines()[6])
-    tma                     f32             504.5       0.669     1.351           488.5       0.655     1.448
-    """
-    from html import escape
-    name = run_name(run)
-    rec = record(name, results)
-    rows = rec.get("ladder")
-    if not rows:
-        raise MeasurementError(f"run: {name} is not a GEMM ladder run (no CSV of timings)")
-    sizes = sorted({r["size"] for r in rows})
-    ratios = [c for c in ("vs_cublas", "vs_cute") if any(c in r for r in rows)]
-    heads = {"tflops": "TFLOP/s", "vs_cublas": "vs cuBLAS", "vs_cute": "vs CuTe"}
-    fmts = {"tflops": ".1f", "vs_cublas": ".3f", "vs_cute": ".3f"}
-    order, labels = [], {}
-    for label, r in zip(_labels(rows), rows):
-        key = (r["step"], r["acc"])
-        if key not in order:
-            order.append(key)
-        labels[r["size"], key] = label
-    reference = [k for k in order if k[0] == CUBLAS or k[0].startswith("CuTe")]
-    order = [k for k in order if k not in reference] + reference
-    cols = [(n, c) for n in sizes for c in ("tflops", *ratios)]
-    text = [["step", "acc"] + [f"{n}³ {heads[c]}" if c == "tflops" else heads[c] for n, c in cols]]
-    html = ['<div class="lk-table"><table><thead><tr><th>step</th><th>acc</th>']
-    html += [f"<th>{n}³ {heads[c]}</th>" if c == "tflops" else f"<th>{heads[c]}</th>" for n, c in cols]
-    html.append("</tr></thead><tbody>")
-    by = {(r["size"], r["step"], r["acc"]): r for r in rows}
-    for step, acc in order:
-        cells = []
-        for n, c in cols:
-            r = by.get((n, step, acc))
-            cells.append(_cell(name, f"ladder.{labels[n, (step, acc)]}.{c}", r[c], fmts[c]) if r and c in r
-                         else ("", ""))
-        text.append([step, acc] + [t for t, _ in cells])
-        html.append(f"<tr><td>{escape(step)}</td><td>{acc}</td>" + "".join(f"<td>{h}</td>" for _, h in cells)
-                    + "</tr>")
-    html.append("</tbody></table></div>")
-    widths = [max(len(r[i]) for r in text) for i in range(len(text[0]))]
-    lines = ["".join((c.ljust(w + 2) if i < 2 else c.rjust(w + 3)) for i, (c, w) in enumerate(zip(r, widths))).rstrip()
-             for r in text]
-    return Report(name, [("\n".join(lines), "".join(html))])
+from labkit.lab.measurement_report import (  # noqa: E402 - the pages' view of the runs above
+    Report, build_notes, ladder, report, setmaxnreg_table, table)
