@@ -18,7 +18,8 @@ GLOSSARY = "book/00_gpu"
 
 #: (label in book/00_gpu.md, pattern of the word's uses in the prose)
 TERMS = (
-    ("gpu-thread", r"\bCTAs?\b|\bthread blocks?\b"),
+    ("gpu-thread", r"\bCTAs?\b"),
+    ("gpu-thread", r"\bthread blocks?\b"),
     ("gpu-warp", r"\bwarps?\b"),
     ("gpu-warp", r"\blanes?\b"),
     ("gpu-warpgroup", r"\bwarpgroups?\b"),
@@ -29,7 +30,8 @@ TERMS = (
     ("gpu-swizzle", r"\bswizzle[sd]?\b"),
     ("gpu-sector", r"\bsectors?\b"),
     ("gpu-sector", r"\brequests?\b"),
-    ("gpu-tensor-memory", r"\bTMEM\b|\btensor memory\b"),
+    ("gpu-tensor-memory", r"\bTMEM\b"),
+    ("gpu-tensor-memory", r"\btensor memory\b"),
     ("gpu-cute-words", r"\bpartition(?:s|ed)?\b"),
 )
 _SKIP = (nodes.literal, nodes.literal_block, nodes.reference, nodes.title, nodes.raw, nodes.math,
@@ -69,7 +71,7 @@ def link_first_uses(doctree, uri: str) -> int:
                                   internal=True, classes=["lk-term"])
             rest = nodes.Text(value[end:])
             new = [nodes.Text(value[:start]), ref, rest]
-            index = parent.index(node)
+            index = next(k for k, child in enumerate(parent.children) if child is node)
             parent.remove(node)
             for k, n in enumerate(new):
                 parent.insert(index + k, n)
