@@ -17,8 +17,9 @@ extension rewrites every page:
   while the page is parsed. Nothing the site does not use is kept: sphinx-thebe (the book has
   no live kernels) and, outside ``search.html``, the search index and its scripts (the search
   box sends the reader to ``search.html``). On ``search.html`` the search scripts join the
-  bundle, after ``doctools.js`` whose ``_ready`` they call, and the index follows the bundle,
-  deferred, since it calls ``Search.setIndex``.
+  bundle right after ``doctools.js`` (whose ``_ready`` they call, and before any script that
+  asks for ``Search``), and the index follows the bundle, deferred, since it calls
+  ``Search.setIndex``.
 """
 
 from __future__ import annotations
@@ -228,6 +229,14 @@ def rewrite_page(page: Path, outdir: Path, bundles: dict, used_classes: set[str]
         anchor = len(out)
         out.append("")
     out.append(html[last:])
+    if bundle and is_search:
+        # a deferred script runs after parsing, when ``_ready`` calls its callback at once: so
+        # sphinx_highlight.js's ``typeof Search`` would meet the const before its declaration
+        # (a ReferenceError). The search scripts follow doctools.js (``_ready``) directly.
+        search = [p for p in bundle if p.name in SEARCH_ONLY]
+        rest = [p for p in bundle if p.name not in SEARCH_ONLY]
+        at = next((k + 1 for k, p in enumerate(rest) if p.name == "doctools.js"), 0)
+        bundle = rest[:at] + search + rest[at:]
     if bundle:
         name = _bundle(static, outdir, ("js", tuple(p.as_posix() for p in bundle)), bundles, used_classes)
         out[anchor] = f'<script defer src="{rel_root}/_static/{name}"></script>' + index
