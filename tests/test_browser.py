@@ -365,6 +365,58 @@ def test_phone_tap_shows_the_cell_and_move_steps_through_a_wide_figure(phone_gal
     page.wait_for_function("m => m.textContent.includes('part 2 of')", arg=move.element_handle())
 
 
+# -- every figure on a desktop: no label runs into another or out of the drawing ------------
+
+# The text labels of each figure as a reader sees them: a label's box is its rendered width by the
+# middle of its line (0.36 em either side of its centre, about the height of its digits and
+# lower-case letters), so two lines stacked in one cell do not count, while two labels side by
+# side on one line ("bank 0bank 1") or a label over a cell's value do. A label is clipped when it
+# runs past the edges of its SVG.
+_LABELS = """() => {
+  const out = [];
+  document.querySelectorAll('article figure.lkf, article figure.lkfs').forEach((fig) => {
+    const svg = fig.querySelector('svg'); if (!svg) return;
+    const sr = svg.getBoundingClientRect();
+    const rs = [];
+    svg.querySelectorAll('text').forEach(t => {
+      const s = t.textContent.trim(); if (!s) return;
+      const r = t.getBoundingClientRect(); if (r.width < 0.5 || r.height < 0.5) return;
+      const cs = getComputedStyle(t); if (cs.visibility === 'hidden' || +cs.opacity === 0) return;
+      const f = parseFloat(cs.fontSize) * (r.height / (t.getBBox().height || r.height));
+      const cy = (r.top + r.bottom) / 2, h = 0.36 * Math.max(f, 1);
+      rs.push([r.left, cy - h, r.right, cy + h, s, r.top, r.bottom]);
+    });
+    let pairs = 0, ex = [];
+    for (let i = 0; i < rs.length; i++) for (let j = i + 1; j < rs.length; j++) {
+      const a = rs[i], b = rs[j];
+      const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]), h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+      if (w > 0.5 && h > 0.5) { pairs++; if (ex.length < 3) ex.push(a[4] + '|' + b[4]); }
+    }
+    let clipped = 0, cex = [];
+    rs.forEach(a => { if (a[0] < sr.left - 0.5 || a[2] > sr.right + 0.5 || a[5] < sr.top - 0.5 || a[6] > sr.bottom + 0.5) { clipped++; if (cex.length < 3) cex.push(a[4]); } });
+    out.push([fig.dataset.figure || fig.className, rs.length, pairs, clipped, ex.join(' / '), cex.join(' / ')]);
+  });
+  return out;
+}"""
+
+
+def test_no_label_of_a_figure_overlaps_another_or_is_clipped_on_a_desktop(browser, book_url):
+    tab = Tab(browser, book_url, DESKTOP)
+    try:
+        bad, figures, labels = [], 0, 0
+        for path in PAGES:
+            page = tab.open(path)
+            for name, n, pairs, clipped, example, cut in page.evaluate(_LABELS):
+                figures += 1
+                labels += n
+                if pairs or clipped:
+                    bad.append((path, name, pairs, clipped, example[:60], cut[:60]))
+        assert figures >= 50 and labels >= 10000, (figures, labels)
+        assert bad == []
+    finally:
+        tab.close()
+
+
 # -- phones: navigation and width ------------------------------------------------------------
 
 def test_phone_chapter_list_and_contents_open_and_close(browser, book_url):
@@ -437,6 +489,60 @@ def test_search_finds_the_books_terms(browser, book_url):
             assert hits.count() > 0, f"no result for {term!r}"
             # each result is a page of the book
             assert all(h.endswith(".html") or ".html#" in h for h in hits.evaluate_all("as => as.map(a => a.href)"))
+        assert tab.errors == [], tab.errors
+    finally:
+        tab.close()
+
+
+_BOXES = "figure.lkf .lkf-box, figure.lkfs > .lkfs-box"
+_WIDE = """() => [...document.querySelectorAll('%s')].map(b => [b.scrollWidth > b.clientWidth + 1,
+    b.clientWidth / b.scrollWidth])""" % _BOXES
+# the smallest text of the full-screen view in CSS pixels (its font size in SVG units times the
+# SVG's scale on screen, a quarter turn included), and whether the view shows it without scrolling
+_FULL = """dlg => { let min = Infinity;
+    for (const svg of dlg.querySelectorAll('svg')) {
+        const m = svg.getScreenCTM(), s = Math.hypot(m.a, m.b);
+        for (const t of svg.querySelectorAll('text')) {
+            const r = t.getBoundingClientRect();
+            if (!t.textContent.trim() || (r.width < 0.5 && r.height < 0.5)) continue;
+            min = Math.min(min, parseFloat(getComputedStyle(t).fontSize) * s);
+        } }
+    const pane = dlg.querySelector('.lk-full-pane');
+    return [min, pane.scrollWidth <= pane.clientWidth + 1 && pane.scrollHeight <= pane.clientHeight + 1,
+            document.documentElement.scrollWidth]; }"""
+
+
+def test_a_figure_wider_than_a_phone_says_so_and_opens_full_screen_legibly(browser, book_url):
+    """On a 390 px phone every figure that does not fit says so above it, visibly, and opens
+    full screen with its smallest text at least 9 px; closing puts it back."""
+    tab = Tab(browser, book_url, PHONE, touch=True)
+    try:
+        wide, silent, small, whole = 0, [], [], 0
+        for path in PAGES:
+            page = tab.open(path)
+            page.wait_for_timeout(400)
+            boxes = page.locator(_BOXES)
+            for i, (is_wide, shown) in enumerate(page.evaluate(_WIDE)):
+                if not is_wide:
+                    continue
+                wide += 1
+                fig = boxes.nth(i).locator("xpath=ancestor::figure[1]")
+                cue = fig.locator(":scope > .lk-figbar")
+                if cue.count() != 1 or not cue.is_visible() or "scroll" not in cue.inner_text():
+                    silent.append((path, i))
+                    continue
+                cue.get_by_role("button", name="open full screen").tap()
+                dialog = page.locator("dialog.lk-full[open]")
+                dialog.wait_for()
+                least, fits, doc_width = dialog.evaluate(_FULL)
+                whole += fits
+                if least < 9 or doc_width > PHONE["width"]:
+                    small.append((path, i, round(least, 1), doc_width))
+                dialog.locator(".lk-full-close").tap()
+                page.wait_for_function("!document.querySelector('dialog.lk-full')")
+                assert boxes.nth(i).locator("xpath=ancestor::figure[1]").count() == 1
+        assert wide >= 10 and silent == [] and small == [], (wide, silent, small)
+        print(f"{wide} figures wider than a phone, {whole} of them whole in the full-screen view")
         assert tab.errors == [], tab.errors
     finally:
         tab.close()

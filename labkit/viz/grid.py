@@ -158,7 +158,12 @@ def draw_cells(ax, labels, fills, *, x0: float = 0, y0: float = 0, row_header=No
         for i, s in enumerate(row_header):
             ax.text(x0 - 0.15, y0 + i + 0.5, str(s), ha="right", va="center", fontsize=hdr_fs, color="#444")
     if col_header is not None and pts >= MIN_LABEL_PT * 0.7:
+        # column labels wider than a column: label every step-th column only
+        widest = max((len(str(s)) for s in col_header), default=1)
+        step = max(1, int(np.ceil(widest * 0.62 * hdr_fs / (0.95 * pts))))
         for j, s in enumerate(col_header):
+            if j % step:
+                continue
             ax.text(x0 + j + 0.5, y0 - 0.15, str(s), ha="center", va="bottom", fontsize=hdr_fs, color="#444")
     if title:
         ax.text(x0 + cols / 2, y0 - (1.0 if col_header is not None else 0.35), title, ha="center",
