@@ -28,7 +28,7 @@
     var b = fig.querySelector(":scope > .lk-figbar");
     if (!b) {
       b = document.createElement("div");
-      b.className = "lk-figbar";
+      b.className = "lk-figbar lkf-ctl";   /* a control of the figure, beside its drawing */
       var note = document.createElement("span");
       note.textContent = "Wider than the screen: scroll sideways \u2192, or";
       var open = document.createElement("button");
