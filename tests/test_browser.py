@@ -400,24 +400,18 @@ _LABELS = """() => {
 }"""
 
 
-def test_no_label_of_a_figure_overlaps_another_or_is_clipped_on_a_desktop(browser, book_url):
-    tab = Tab(browser, book_url, DESKTOP)
-    try:
-        bad, figures, labels = [], 0, 0
-        for path in PAGES:
-            page = tab.open(path)
-            for name, n, pairs, clipped, example, cut in page.evaluate(_LABELS):
-                figures += 1
-                labels += n
-                if pairs or clipped:
-                    bad.append((path, name, pairs, clipped, example[:60], cut[:60]))
-        assert figures >= 50 and labels >= 10000, (figures, labels)
-        assert bad == []
-    finally:
-        tab.close()
+def test_no_label_of_a_figure_overlaps_another_or_is_clipped_on_a_desktop(visited):
+    views = visited[6]
+    bad, figures, labels = [], 0, 0
+    for path, view in views.items():
+        for name, n, pairs, clipped, example, cut in view["labels"]:
+            figures += 1
+            labels += n
+            if pairs or clipped:
+                bad.append((path, name, pairs, clipped, example[:60], cut[:60]))
+    assert figures >= 50 and labels >= 10000, (figures, labels)
+    assert bad == []
 
-
-# -- phones: navigation and width ------------------------------------------------------------
 
 def test_phone_chapter_list_and_contents_open_and_close(browser, book_url):
     tab = Tab(browser, book_url, PHONE, touch=True)
@@ -446,34 +440,32 @@ def test_phone_chapter_list_and_contents_open_and_close(browser, book_url):
         tab.close()
 
 
-def test_every_page_shows_its_chapter_menu_icon_on_a_phone(browser, book_url):
-    """The visible ☰ button draws its icon: the glyph of ``.fa-bars`` is in the subset font (a
-    glyph missing from the font leaves the button blank), seen as ink inside the button."""
-    tab = Tab(browser, book_url, PHONE, touch=True)
-    try:
-        blank = {}
-        for path in PAGES:
-            page = tab.open(path)
-            icon = page.locator("button.primary-toggle:visible .fa-bars")
-            if icon.count() != 1:
-                blank[path] = "no visible chapter-menu icon"
-                continue
-            content = icon.evaluate("e => getComputedStyle(e, '::before').content")
-            # drawn with the icon font, the glyph differs from the fallback font's drawing of the
-            # same code point (the same picture: the font lacks the glyph and the button is blank)
-            drawn = content.startswith('"') and icon.evaluate("""async e => { const c = getComputedStyle(e, '::before');
-                const ch = JSON.parse(c.content), fa = `${c.fontWeight} 20px ${c.fontFamily}`;
-                await document.fonts.load(fa, ch);
-                const draw = (font) => { const cv = document.createElement('canvas'); cv.width = cv.height = 32;
-                    const x = cv.getContext('2d'); x.font = font; x.fillText(ch, 4, 24);
-                    return Array.from(x.getImageData(0, 0, 32, 32).data).join(','); };
-                const mine = draw(fa);
-                return mine !== draw(`${c.fontWeight} 20px serif`) && /[1-9]/.test(mine); }""")
-            if content in ("none", "normal", '""') or not drawn:
-                blank[path] = content
-        assert blank == {}
-    finally:
-        tab.close()
+_MENU_GLYPH = """async e => { const c = getComputedStyle(e, '::before');
+    if (!c.content.startsWith('"')) return false;
+    const ch = JSON.parse(c.content), fa = `${c.fontWeight} 20px ${c.fontFamily}`;
+    await document.fonts.load(fa, ch);
+    const draw = (font) => { const cv = document.createElement('canvas'); cv.width = cv.height = 32;
+        const x = cv.getContext('2d'); x.font = font; x.fillText(ch, 4, 24);
+        return Array.from(x.getImageData(0, 0, 32, 32).data).join(','); };
+    const mine = draw(fa);
+    return mine !== draw(`${c.fontWeight} 20px serif`) && /[1-9]/.test(mine); }"""
+
+
+def _menu_icon(page) -> str | None:
+    """None when the page's visible ☰ button draws its icon, else what is wrong: drawn with the
+    icon font, the glyph differs from the fallback font's drawing of the same code point (the
+    same picture: the font lacks the glyph and the button is blank)."""
+    icon = page.locator("button.primary-toggle:visible .fa-bars")
+    if icon.count() != 1:
+        return "no visible chapter-menu icon"
+    content = icon.evaluate("e => getComputedStyle(e, '::before').content")
+    return None if icon.evaluate(_MENU_GLYPH) else f"blank (content {content})"
+
+
+def test_every_page_shows_its_chapter_menu_icon_on_a_phone(phone_walk):
+    blank = {path: v["menu"] for path, v in phone_walk.items() if path != "errors" and v["menu"] is not None}
+    assert sum(1 for p in phone_walk if p != "errors") == len(PAGES)
+    assert blank == {}
 
 
 def test_search_finds_the_books_terms(browser, book_url):
@@ -512,54 +504,63 @@ _FULL = """dlg => { let min = Infinity;
             document.documentElement.scrollWidth]; }"""
 
 
-def test_a_figure_wider_than_a_phone_says_so_and_opens_full_screen_legibly(browser, book_url):
-    """On a 390 px phone every figure that does not fit says so above it, visibly, and opens
-    full screen with its smallest text at least 9 px; closing puts it back."""
+@pytest.fixture(scope="module")
+def phone_walk(browser, book_url):
+    """Every page opened once on a 390 px phone: the page's width, whether its ☰ icon is drawn,
+    and for each figure wider than the screen whether it says so above it, visibly, and what its
+    full-screen view shows (smallest text in px, whole without scrolling, page width)."""
     tab = Tab(browser, book_url, PHONE, touch=True)
+    out = {}
     try:
-        wide, silent, small, whole = 0, [], [], 0
         for path in PAGES:
             page = tab.open(path)
             page.wait_for_timeout(400)
+            view = {"width": page.evaluate("document.documentElement.scrollWidth"), "menu": _menu_icon(page),
+                    "wide": []}
             boxes = page.locator(_BOXES)
             for i, (is_wide, shown) in enumerate(page.evaluate(_WIDE)):
                 if not is_wide:
                     continue
-                wide += 1
                 fig = boxes.nth(i).locator("xpath=ancestor::figure[1]")
                 cue = fig.locator(":scope > .lk-figbar")
-                if cue.count() != 1 or not cue.is_visible() or "scroll" not in cue.inner_text():
-                    silent.append((path, i))
-                    continue
-                cue.get_by_role("button", name="open full screen").tap()
-                dialog = page.locator("dialog.lk-full[open]")
-                dialog.wait_for()
-                least, fits, doc_width = dialog.evaluate(_FULL)
-                whole += fits
-                if least < 9 or doc_width > PHONE["width"]:
-                    small.append((path, i, round(least, 1), doc_width))
-                dialog.locator(".lk-full-close").tap()
-                page.wait_for_function("!document.querySelector('dialog.lk-full')")
-                assert boxes.nth(i).locator("xpath=ancestor::figure[1]").count() == 1
-        assert wide >= 10 and silent == [] and small == [], (wide, silent, small)
-        print(f"{wide} figures wider than a phone, {whole} of them whole in the full-screen view")
-        assert tab.errors == [], tab.errors
+                said = cue.count() == 1 and cue.is_visible() and "scroll" in cue.inner_text()
+                full = None
+                if said:
+                    cue.get_by_role("button", name="open full screen").tap()
+                    dialog = page.locator("dialog.lk-full[open]")
+                    dialog.wait_for()
+                    full = dialog.evaluate(_FULL)
+                    dialog.locator(".lk-full-close").tap()
+                    page.wait_for_function("!document.querySelector('dialog.lk-full')")
+                    full.append(boxes.nth(i).locator("xpath=ancestor::figure[1]").count() == 1)
+                view["wide"].append({"index": i, "shown": shown, "said": said, "full": full})
+            out[path] = view
+        out["errors"] = tab.errors
+        yield out
     finally:
         tab.close()
 
 
-def test_no_page_is_wider_than_a_phone(browser, book_url):
-    tab = Tab(browser, book_url, PHONE, touch=True)
-    try:
-        wide = {}
-        for path in PAGES:
-            page = tab.open(path)
-            w = page.evaluate("document.documentElement.scrollWidth")
-            if w > PHONE["width"]:
-                wide[path] = w
-        assert wide == {}
-    finally:
-        tab.close()
+def test_a_figure_wider_than_a_phone_says_so_and_opens_full_screen_legibly(phone_walk):
+    """On a 390 px phone every figure that does not fit says so above it, visibly, and opens
+    full screen with its smallest text at least 9 px and no page wider than the screen; closing
+    puts it back in the page."""
+    errors = phone_walk["errors"]
+    views = {p: v for p, v in phone_walk.items() if p != "errors"}
+    wide = [(p, w) for p, v in views.items() for w in v["wide"]]
+    silent = [(p, w["index"]) for p, w in wide if not w["said"]]
+    bad = [(p, w["index"], w["full"]) for p, w in wide if w["said"] and
+           (w["full"][0] < 9 or w["full"][2] > PHONE["width"] or not w["full"][3])]
+    assert len(wide) >= 10 and silent == [] and bad == [], (len(wide), silent, bad)
+    whole = sum(1 for _, w in wide if w["full"][1])
+    print(f"{len(wide)} figures wider than a phone, {whole} of them whole in the full-screen view, "
+          f"{sum(1 - w['shown'] for _, w in wide) / len(wide):.0%} of their width off screen on average")
+    assert errors == [], errors
+
+
+def test_no_page_is_wider_than_a_phone(phone_walk):
+    wide = {p: v["width"] for p, v in phone_walk.items() if p != "errors" and v["width"] > PHONE["width"]}
+    assert wide == {}
 
 
 # -- every page: loads cleanly, typesets its math, light ------------------------------------
@@ -567,7 +568,8 @@ def test_no_page_is_wider_than_a_phone(browser, book_url):
 @pytest.fixture(scope="module")
 def visited(browser, book_url, html_dir):
     """Every page of the table of contents opened on a desktop, each in an empty browser context:
-    errors, requests, failed requests, math, favicons, Colab links and each page's first view."""
+    errors, requests, failed requests, math, favicons, Colab links, the figures' text labels and
+    each page's first view."""
     views = _first_views(browser, book_url, html_dir, PAGES, DESKTOP, details=True)
     errors = [e for v in views.values() for e in v["errors"]]
     requests = [u for v in views.values() for u in v["requests"]]
@@ -678,7 +680,7 @@ def _first_views(browser, base, html_dir, paths, size, at_once=6, details=False)
     first view): every request but ``data:`` URLs, bytes as the files served (uncompressed).
     Pages load ``at_once`` side by side (each in its own context), so their network waits
     overlap. ``details`` adds what the page shows: console errors, requests, failed requests,
-    rendered math, its favicon and its Colab links."""
+    rendered math, its favicon, its Colab links and its figures' labels (``_LABELS``)."""
     from urllib.parse import unquote, urlparse
     out = {}
     for start in range(0, len(paths), at_once):
@@ -697,7 +699,8 @@ def _first_views(browser, base, html_dir, paths, size, at_once=6, details=False)
                         "icon": page.evaluate("document.querySelector('link[rel~=icon]')?.href"),
                         "colab": page.eval_on_selector_all("a[href*='colab.research.google.com']",
                                                            "as => as.map(a => a.href)"),
-                        "math": page.evaluate(_MATH) if page.locator("span.math, div.math").count() else []}
+                        "math": page.evaluate(_MATH) if page.locator("span.math, div.math").count() else [],
+                        "labels": page.evaluate(_LABELS)}
             batch[-1][1].page.wait_for_timeout(200)
         finally:
             for _, tab in batch:
