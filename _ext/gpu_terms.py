@@ -34,6 +34,8 @@ TERMS = (
     ("gpu-tensor-memory", r"\btensor memory\b"),
     ("gpu-cute-words", r"\bpartition(?:s|ed)?\b"),
 )
+#: (label, instruction): its first use as inline code (```ldmatrix```, ```ldmatrix.x4```) is linked too
+CODE_TERMS = (("gpu-cute-words", "ldmatrix"), ("gpu-warpgroup", "wgmma"))
 _SKIP = (nodes.literal, nodes.literal_block, nodes.reference, nodes.title, nodes.raw, nodes.math,
          nodes.math_block, nodes.target, nodes.comment, nodes.rubric, nodes.caption)
 
@@ -80,10 +82,28 @@ def link_first_uses(doctree, uri: str) -> int:
     return made
 
 
+def link_first_code_uses(doctree, uri: str) -> int:
+    """Wrap the first inline-code use of each instruction of :data:`CODE_TERMS` in a link."""
+    made = 0
+    for label, word in CODE_TERMS:
+        for lit in doctree.findall(nodes.literal):
+            text = lit.astext()
+            if not (text == word or text.startswith(word + ".")) or _skipped(lit):
+                continue
+            ref = nodes.reference("", "", refuri=f"{uri}#{label}", internal=True, classes=["lk-term"])
+            lit.replace_self(ref)
+            ref.append(lit)
+            made += 1
+            break
+    return made
+
+
 def _resolved(app, doctree, docname):
     if docname == GLOSSARY or app.builder.format != "html" or GLOSSARY not in app.env.all_docs:
         return
-    link_first_uses(doctree, app.builder.get_relative_uri(docname, GLOSSARY))
+    uri = app.builder.get_relative_uri(docname, GLOSSARY)
+    link_first_uses(doctree, uri)
+    link_first_code_uses(doctree, uri)
 
 
 def setup(app):

@@ -249,3 +249,22 @@ def test_every_reference_to_a_lab_exercise_or_section_is_a_link(html_dir):
                 bad.append((path, str(node).strip()[:80]))
     assert bad == []
 
+
+def test_the_first_inline_ldmatrix_and_wgmma_of_a_page_link_to_their_definition(html_dir):
+    unlinked, linked = [], 0
+    for path in PAGES:
+        if path == "book/00_gpu":
+            continue
+        for word in ("ldmatrix", "wgmma"):
+            for code in _article(html_dir, path).select("p code, li code"):
+                text = code.get_text()
+                if text == word or text.startswith(word + "."):
+                    a = code.find_parent("a")
+                    if a is not None and "lk-term" not in (a.get("class") or []):
+                        continue            # in the title of a link to another page
+                    if a is None or "00_gpu.html#gpu-" not in a.get("href", ""):
+                        unlinked.append((path, word))
+                    linked += a is not None
+                    break
+    assert unlinked == [] and linked >= 10, (unlinked, linked)
+
