@@ -17,7 +17,7 @@ from dataclasses import replace
 from html import escape
 from pathlib import Path
 
-from labkit.lab.measurements import (CUBLAS, RESULTS, Figure, MeasurementError, _child, _is_number, _labels,
+from labkit.lab.measurement_records import (CUBLAS, RESULTS, Figure, MeasurementError, _child, _is_number, _labels,
                                      _INFO, _SKIP, record, run_info, run_name)
 
 __all__ = ["Report", "table", "report", "ladder", "build_notes", "setmaxnreg_table", "label"]
@@ -46,16 +46,27 @@ _WORDS = {
 _REPEATS = {"backend", "device", "name"}
 
 
+_TOKENS = {"pct": "%", "smem": "shared memory", "ktile": "k-tile", "sm": "SM", "sms": "SMs", "us": "µs",
+           "tflops": "TFLOP/s", "gbps": "GB/s", "l1tex": "L1/tex", "l2": "L2", "dram": "DRAM", "ghz": "GHz",
+           "mhz": "MHz", "cta": "CTA", "ctas": "CTAs", "w": "W", "k64": "64 of K", "acc": "accumulator",
+           "gpu": "GPU", "cuda": "CUDA", "api": "API", "ncu": "Nsight Compute", "sass": "SASS"}
+
+
 def label(key) -> str:
-    """The words a reader sees for a record's key (``"ctas_per_sm"`` -> ``"CTAs per SM"``)."""
+    """The words a reader sees for a record's key (``"ctas_per_sm"`` -> ``"CTAs per SM"``,
+    ``"tensor_pipe_pct_elapsed"`` -> ``"tensor pipe % elapsed"``).
+
+    >>> label("ctas_per_sm"), label("tensor_pipe_pct_elapsed"), label("l2_throughput_pct")
+    ('CTAs per SM', 'tensor pipe % elapsed', 'L2 throughput (%)')
+    """
     key = str(key)
     if key in _WORDS:
         return _WORDS[key]
     for suffix, words in (("_pct", " (%)"), ("_us", " (µs)"), ("_ms", " (ms)"), ("_tflops", " (TFLOP/s)"),
                           ("_mhz", " (MHz)"), ("_w", " (W)"), ("_bytes", " (bytes)")):
         if key.endswith(suffix):
-            return key[: -len(suffix)].replace("_", " ") + words
-    return key.replace("_", " ")
+            return label(key[: -len(suffix)]) + words
+    return " ".join(_TOKENS.get(t.lower(), t) for t in key.split("_"))
 
 
 def _path_label(parts) -> str:
