@@ -11,8 +11,11 @@ devices (0,1) and (1,1), offset 19; a column of sectors is read in 8 cycles row-
 per cycle, and in 1 cycle swizzled), from the issue's limits (text >= 10 px at 1366 px, tap
 targets >= 24 px, pages no wider than the screen, <= 700 KB a page, <= 12 MB in all; a first view
 of any page <= 1.2 MB in <= 20 requests at 1366 and 390 px) and from the themes' markup (the ☰ and
-contents buttons open ``<dialog>`` elements). The built pages read as HTML are
-``test_built_pages.py``'s.
+contents buttons open ``<dialog>`` elements). Each page is opened once on a phone
+(``phone_walk``: the ☰ icon drawn, the page's width, every figure wider than the screen saying so
+and opening full screen with text >= 9 px) and once on a desktop (``visited``: errors, math,
+weight, and no figure label overlapping another or running out of its drawing); search returns
+results for four of the book's words. The built pages read as HTML are ``test_built_pages.py``'s.
 """
 
 from __future__ import annotations
