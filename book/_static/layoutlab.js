@@ -86,11 +86,12 @@
     dlg.showModal();
     var vw = pane.clientWidth, vh = pane.clientHeight;
     if (w > vw && w <= vh && h <= vw) {
-      /* a quarter turn makes it fit whole */
+      /* a quarter turn makes it fit whole: turned, and grown to fill the screen */
+      var grow = Math.min(vw / h, vh / w, 3);
       turn.classList.add("lk-turned");
-      turn.style.width = h + "px";
-      turn.style.height = w + "px";
-      box.style.transform = "rotate(90deg) translateY(-" + h + "px)";
+      turn.style.width = h * grow + "px";
+      turn.style.height = w * grow + "px";
+      box.style.transform = "rotate(90deg) scale(" + grow + ") translateY(-" + h + "px)";
     }
     dlg.addEventListener("close", function () {
       box.style.transform = "";

@@ -166,8 +166,9 @@ def draw_cells(ax, labels, fills, *, x0: float = 0, y0: float = 0, row_header=No
                 continue
             ax.text(x0 + j + 0.5, y0 - 0.15, str(s), ha="center", va="bottom", fontsize=hdr_fs, color="#444")
     if title:
-        ax.text(x0 + cols / 2, y0 - (1.0 if col_header is not None else 0.35), title, ha="center",
-                va="bottom", fontsize=10, color="#000")
+        # above the column labels' full height (their descenders included), not into them
+        above = 0.3 + 1.3 * hdr_fs / pts if col_header is not None else 0.35
+        ax.text(x0 + cols / 2, y0 - max(1.0, above), title, ha="center", va="bottom", fontsize=10, color="#000")
 
 
 def fit_texts(fig, pad_px: float = 3.0) -> None:
