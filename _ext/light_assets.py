@@ -16,7 +16,10 @@ extension rewrites every page:
   small ``documentation_options.js`` is written into the page, because inline scripts read it
   while the page is parsed. Nothing the site does not use is kept: sphinx-thebe (the book has
   no live kernels) and, outside ``search.html``, the search index and its scripts (the search
-  box sends the reader to ``search.html``).
+  box sends the reader to ``search.html``). On ``search.html`` the search scripts join the
+  bundle right after ``doctools.js`` (whose ``_ready`` they call, and before any script that
+  asks for ``Search``), and the index follows the bundle, deferred, since it calls
+  ``Search.setIndex``.
 """
 
 from __future__ import annotations
@@ -199,7 +202,7 @@ def rewrite_page(page: Path, outdir: Path, bundles: dict, used_classes: set[str]
     # scripts
     html = _PRELOAD.sub("", html)
     scripts = list(_SCRIPT.finditer(html))
-    bundle, out, last, anchor = [], [], 0, None
+    bundle, out, last, anchor, index = [], [], 0, None, ""
     for m in scripts:
         src = _SRC.search(m.group(1))
         out.append(html[last:m.start()])
@@ -214,23 +217,37 @@ def rewrite_page(page: Path, outdir: Path, bundles: dict, used_classes: set[str]
         if name in INLINE_JS:
             out.append(f"<script>{(outdir / p).read_text(encoding='utf-8')}</script>")
             continue
-        if (is_search and name in SEARCH_ONLY) or "mathjax" in p.parts:
+        if is_search and name == "searchindex.js":
+            # Search.setIndex is defined by searchtools.js, now in the deferred bundle: the index
+            # follows the bundle, deferred too, so it runs after it (deferred scripts run in order)
+            index = f'<script defer src="{src.group(1)}"></script>'
+            continue
+        if "mathjax" in p.parts:
             out.append(m.group(0))
             continue
         bundle.append(p)
         anchor = len(out)
         out.append("")
     out.append(html[last:])
+    if bundle and is_search:
+        # a deferred script runs after parsing, when ``_ready`` calls its callback at once: so
+        # sphinx_highlight.js's ``typeof Search`` would meet the const before its declaration
+        # (a ReferenceError). The search scripts follow doctools.js (``_ready``) directly.
+        search = [p for p in bundle if p.name in SEARCH_ONLY]
+        rest = [p for p in bundle if p.name not in SEARCH_ONLY]
+        at = next((k + 1 for k, p in enumerate(rest) if p.name == "doctools.js"), 0)
+        bundle = rest[:at] + search + rest[at:]
     if bundle:
         name = _bundle(static, outdir, ("js", tuple(p.as_posix() for p in bundle)), bundles, used_classes)
-        out[anchor] = f'<script defer src="{rel_root}/_static/{name}"></script>'
+        out[anchor] = f'<script defer src="{rel_root}/_static/{name}"></script>' + index
     page.write_text("".join(out), encoding="utf-8")
 
 
 def used_icon_classes(pages: list[Path]) -> set[str]:
     used = set()
     for page in pages:
-        for classes in re.findall(r'<i class="([^"]*)"', page.read_text(encoding="utf-8")):
+        # icons are <i> and <span> elements (the themes' ☰ and contents buttons use <span>)
+        for classes in re.findall(r'<(?:i|span)\b[^>]*?\bclass="([^"]*)"', page.read_text(encoding="utf-8")):
             used.update(c for c in classes.split() if c.startswith("fa-"))
     return used
 

@@ -11,8 +11,11 @@ devices (0,1) and (1,1), offset 19; a column of sectors is read in 8 cycles row-
 per cycle, and in 1 cycle swizzled), from the issue's limits (text >= 10 px at 1366 px, tap
 targets >= 24 px, pages no wider than the screen, <= 700 KB a page, <= 12 MB in all; a first view
 of any page <= 1.2 MB in <= 20 requests at 1366 and 390 px) and from the themes' markup (the ☰ and
-contents buttons open ``<dialog>`` elements). The built pages read as HTML are
-``test_built_pages.py``'s.
+contents buttons open ``<dialog>`` elements). Each page is opened once on a phone
+(``phone_walk``: the ☰ icon drawn, the page's width, every figure wider than the screen saying so
+and opening full screen with text >= 9 px) and once on a desktop (``visited``: errors, math,
+weight, and no figure label overlapping another or running out of its drawing); search returns
+results for four of the book's words. The built pages read as HTML are ``test_built_pages.py``'s.
 """
 
 from __future__ import annotations
@@ -365,7 +368,53 @@ def test_phone_tap_shows_the_cell_and_move_steps_through_a_wide_figure(phone_gal
     page.wait_for_function("m => m.textContent.includes('part 2 of')", arg=move.element_handle())
 
 
-# -- phones: navigation and width ------------------------------------------------------------
+# -- every figure on a desktop: no label runs into another or out of the drawing ------------
+
+# The text labels of each figure as a reader sees them: a label's box is its rendered width by the
+# middle of its line (0.36 em either side of its centre, about the height of its digits and
+# lower-case letters), so two lines stacked in one cell do not count, while two labels side by
+# side on one line ("bank 0bank 1") or a label over a cell's value do. A label is clipped when it
+# runs past the edges of its SVG.
+_LABELS = """() => {
+  const out = [];
+  document.querySelectorAll('article figure.lkf, article figure.lkfs').forEach((fig) => {
+    const svg = fig.querySelector('svg'); if (!svg) return;
+    const sr = svg.getBoundingClientRect();
+    const rs = [];
+    svg.querySelectorAll('text').forEach(t => {
+      const s = t.textContent.trim(); if (!s) return;
+      const r = t.getBoundingClientRect(); if (r.width < 0.5 || r.height < 0.5) return;
+      const cs = getComputedStyle(t); if (cs.visibility === 'hidden' || +cs.opacity === 0) return;
+      const f = parseFloat(cs.fontSize) * (r.height / (t.getBBox().height || r.height));
+      const cy = (r.top + r.bottom) / 2, h = 0.36 * Math.max(f, 1);
+      rs.push([r.left, cy - h, r.right, cy + h, s, r.top, r.bottom]);
+    });
+    let pairs = 0, ex = [];
+    for (let i = 0; i < rs.length; i++) for (let j = i + 1; j < rs.length; j++) {
+      const a = rs[i], b = rs[j];
+      const w = Math.min(a[2], b[2]) - Math.max(a[0], b[0]), h = Math.min(a[3], b[3]) - Math.max(a[1], b[1]);
+      if (w > 0.5 && h > 0.5) { pairs++; if (ex.length < 3) ex.push(a[4] + '|' + b[4]); }
+    }
+    let clipped = 0, cex = [];
+    rs.forEach(a => { if (a[0] < sr.left - 0.5 || a[2] > sr.right + 0.5 || a[5] < sr.top - 0.5 || a[6] > sr.bottom + 0.5) { clipped++; if (cex.length < 3) cex.push(a[4]); } });
+    out.push([fig.dataset.figure || fig.className, rs.length, pairs, clipped, ex.join(' / '), cex.join(' / ')]);
+  });
+  return out;
+}"""
+
+
+def test_no_label_of_a_figure_overlaps_another_or_is_clipped_on_a_desktop(visited):
+    views = visited[6]
+    bad, figures, labels = [], 0, 0
+    for path, view in views.items():
+        for name, n, pairs, clipped, example, cut in view["labels"]:
+            figures += 1
+            labels += n
+            if pairs or clipped:
+                bad.append((path, name, pairs, clipped, example[:60], cut[:60]))
+    assert figures >= 50 and labels >= 10000, (figures, labels)
+    assert bad == []
+
 
 def test_phone_chapter_list_and_contents_open_and_close(browser, book_url):
     tab = Tab(browser, book_url, PHONE, touch=True)
@@ -394,18 +443,127 @@ def test_phone_chapter_list_and_contents_open_and_close(browser, book_url):
         tab.close()
 
 
-def test_no_page_is_wider_than_a_phone(browser, book_url):
-    tab = Tab(browser, book_url, PHONE, touch=True)
+_MENU_GLYPH = """async e => { const c = getComputedStyle(e, '::before');
+    if (!c.content.startsWith('"')) return false;
+    const ch = JSON.parse(c.content), fa = `${c.fontWeight} 20px ${c.fontFamily}`;
+    await document.fonts.load(fa, ch);
+    const draw = (font) => { const cv = document.createElement('canvas'); cv.width = cv.height = 32;
+        const x = cv.getContext('2d'); x.font = font; x.fillText(ch, 4, 24);
+        return Array.from(x.getImageData(0, 0, 32, 32).data).join(','); };
+    const mine = draw(fa);
+    return mine !== draw(`${c.fontWeight} 20px serif`) && /[1-9]/.test(mine); }"""
+
+
+def _menu_icon(page) -> str | None:
+    """None when the page's visible ☰ button draws its icon, else what is wrong: drawn with the
+    icon font, the glyph differs from the fallback font's drawing of the same code point (the
+    same picture: the font lacks the glyph and the button is blank)."""
+    icon = page.locator("button.primary-toggle:visible .fa-bars")
+    if icon.count() != 1:
+        return "no visible chapter-menu icon"
+    content = icon.evaluate("e => getComputedStyle(e, '::before').content")
+    return None if icon.evaluate(_MENU_GLYPH) else f"blank (content {content})"
+
+
+def test_every_page_shows_its_chapter_menu_icon_on_a_phone(phone_walk):
+    blank = {path: v["menu"] for path, v in phone_walk.items() if path != "errors" and v["menu"] is not None}
+    assert sum(1 for p in phone_walk if p != "errors") == len(PAGES)
+    assert blank == {}
+
+
+def test_search_finds_the_books_terms(browser, book_url):
+    tab = Tab(browser, book_url, DESKTOP)
     try:
-        wide = {}
-        for path in PAGES:
-            page = tab.open(path)
-            w = page.evaluate("document.documentElement.scrollWidth")
-            if w > PHONE["width"]:
-                wide[path] = w
-        assert wide == {}
+        for term in ("swizzle", "ldmatrix", "wgmma", "local_partition"):
+            tab.page.goto(f"{book_url}/search.html?q={term}", wait_until="load")
+            tab.page.wait_for_function(
+                "document.querySelectorAll('#search-results ul.search li').length > 0"
+                " || (document.querySelector('#search-results p')?.textContent || '').includes('did not match')",
+                timeout=20000)
+            hits = tab.page.locator("#search-results ul.search li a")
+            assert hits.count() > 0, f"no result for {term!r}"
+            # each result is a page of the book
+            assert all(h.endswith(".html") or ".html#" in h for h in hits.evaluate_all("as => as.map(a => a.href)"))
+        assert tab.errors == [], tab.errors
     finally:
         tab.close()
+
+
+_BOXES = "figure.lkf .lkf-box, figure.lkfs > .lkfs-box"
+_WIDE = """() => [...document.querySelectorAll('%s')].map(b => [b.scrollWidth > b.clientWidth + 1,
+    b.clientWidth / b.scrollWidth])""" % _BOXES
+# the smallest text of the full-screen view in CSS pixels (its font size in SVG units times the
+# SVG's scale on screen, a quarter turn included), and whether the view shows it without scrolling
+_FULL = """dlg => { let min = Infinity;
+    for (const svg of dlg.querySelectorAll('svg')) {
+        const m = svg.getScreenCTM(), s = Math.hypot(m.a, m.b);
+        for (const t of svg.querySelectorAll('text')) {
+            const r = t.getBoundingClientRect();
+            if (!t.textContent.trim() || (r.width < 0.5 && r.height < 0.5)) continue;
+            min = Math.min(min, parseFloat(getComputedStyle(t).fontSize) * s);
+        } }
+    const pane = dlg.querySelector('.lk-full-pane');
+    return [min, pane.scrollWidth <= pane.clientWidth + 1 && pane.scrollHeight <= pane.clientHeight + 1,
+            document.documentElement.scrollWidth]; }"""
+
+
+@pytest.fixture(scope="module")
+def phone_walk(browser, book_url):
+    """Every page opened once on a 390 px phone: the page's width, whether its ☰ icon is drawn,
+    and for each figure wider than the screen whether it says so above it, visibly, and what its
+    full-screen view shows (smallest text in px, whole without scrolling, page width)."""
+    tab = Tab(browser, book_url, PHONE, touch=True)
+    out = {}
+    try:
+        for path in PAGES:
+            page = tab.open(path)
+            page.wait_for_timeout(400)
+            view = {"width": page.evaluate("document.documentElement.scrollWidth"), "menu": _menu_icon(page),
+                    "wide": []}
+            boxes = page.locator(_BOXES)
+            for i, (is_wide, shown) in enumerate(page.evaluate(_WIDE)):
+                if not is_wide:
+                    continue
+                fig = boxes.nth(i).locator("xpath=ancestor::figure[1]")
+                cue = fig.locator(":scope > .lk-figbar")
+                said = cue.count() == 1 and cue.is_visible() and "scroll" in cue.inner_text()
+                full = None
+                if said:
+                    cue.get_by_role("button", name="open full screen").tap()
+                    dialog = page.locator("dialog.lk-full[open]")
+                    dialog.wait_for()
+                    full = dialog.evaluate(_FULL)
+                    dialog.locator(".lk-full-close").tap()
+                    page.wait_for_function("!document.querySelector('dialog.lk-full')")
+                    full.append(boxes.nth(i).locator("xpath=ancestor::figure[1]").count() == 1)
+                view["wide"].append({"index": i, "shown": shown, "said": said, "full": full})
+            out[path] = view
+        out["errors"] = tab.errors
+        yield out
+    finally:
+        tab.close()
+
+
+def test_a_figure_wider_than_a_phone_says_so_and_opens_full_screen_legibly(phone_walk):
+    """On a 390 px phone every figure that does not fit says so above it, visibly, and opens
+    full screen with its smallest text at least 9 px and no page wider than the screen; closing
+    puts it back in the page."""
+    errors = phone_walk["errors"]
+    views = {p: v for p, v in phone_walk.items() if p != "errors"}
+    wide = [(p, w) for p, v in views.items() for w in v["wide"]]
+    silent = [(p, w["index"]) for p, w in wide if not w["said"]]
+    bad = [(p, w["index"], w["full"]) for p, w in wide if w["said"] and
+           (w["full"][0] < 9 or w["full"][2] > PHONE["width"] or not w["full"][3])]
+    assert len(wide) >= 10 and silent == [] and bad == [], (len(wide), silent, bad)
+    whole = sum(1 for _, w in wide if w["full"][1])
+    print(f"{len(wide)} figures wider than a phone, {whole} of them whole in the full-screen view, "
+          f"{sum(1 - w['shown'] for _, w in wide) / len(wide):.0%} of their width off screen on average")
+    assert errors == [], errors
+
+
+def test_no_page_is_wider_than_a_phone(phone_walk):
+    wide = {p: v["width"] for p, v in phone_walk.items() if p != "errors" and v["width"] > PHONE["width"]}
+    assert wide == {}
 
 
 # -- every page: loads cleanly, typesets its math, light ------------------------------------
@@ -413,7 +571,8 @@ def test_no_page_is_wider_than_a_phone(browser, book_url):
 @pytest.fixture(scope="module")
 def visited(browser, book_url, html_dir):
     """Every page of the table of contents opened on a desktop, each in an empty browser context:
-    errors, requests, failed requests, math, favicons, Colab links and each page's first view."""
+    errors, requests, failed requests, math, favicons, Colab links, the figures' text labels and
+    each page's first view."""
     views = _first_views(browser, book_url, html_dir, PAGES, DESKTOP, details=True)
     errors = [e for v in views.values() for e in v["errors"]]
     requests = [u for v in views.values() for u in v["requests"]]
@@ -524,7 +683,7 @@ def _first_views(browser, base, html_dir, paths, size, at_once=6, details=False)
     first view): every request but ``data:`` URLs, bytes as the files served (uncompressed).
     Pages load ``at_once`` side by side (each in its own context), so their network waits
     overlap. ``details`` adds what the page shows: console errors, requests, failed requests,
-    rendered math, its favicon and its Colab links."""
+    rendered math, its favicon, its Colab links and its figures' labels (``_LABELS``)."""
     from urllib.parse import unquote, urlparse
     out = {}
     for start in range(0, len(paths), at_once):
@@ -543,7 +702,8 @@ def _first_views(browser, base, html_dir, paths, size, at_once=6, details=False)
                         "icon": page.evaluate("document.querySelector('link[rel~=icon]')?.href"),
                         "colab": page.eval_on_selector_all("a[href*='colab.research.google.com']",
                                                            "as => as.map(a => a.href)"),
-                        "math": page.evaluate(_MATH) if page.locator("span.math, div.math").count() else []}
+                        "math": page.evaluate(_MATH) if page.locator("span.math, div.math").count() else [],
+                        "labels": page.evaluate(_LABELS)}
             batch[-1][1].page.wait_for_timeout(200)
         finally:
             for _, tab in batch:

@@ -157,7 +157,7 @@ def test_labs_and_exercises_link_their_chapters_and_each_other_by_title(html_dir
             problems.append((page, "does not link", sorted(partners[page] - links)))
         article = _article(html_dir, page)
         # every link to a page carries words (its title), and no repository path stands in for one
-        for a in article.select("a.reference.internal"):
+        for a in article.select("a.reference.internal:not(.lk-term)"):   # a term's link is the word
             if len(a.get_text(strip=True)) < 4:
                 problems.append((page, "bare link", str(a)[:80]))
         for code in article.select("code"):
@@ -176,3 +176,95 @@ def test_no_glue_or_myst_nb_code_is_shown(html_dir):
             if "glue(" in text or "myst_nb" in text:
                 shown.setdefault(path, []).append(text.strip()[:60])
     assert shown == {}
+
+
+# -- the GPU's words: defined before chapter 1, linked where each page first uses them -------
+
+# the words a reader without CUDA must be given (issue list), as they appear in the prose, and
+# the section of book/00_gpu that defines each (read from the page itself, not from _ext)
+_TERMS = {"warp": r"\bwarps?\b", "lane": r"\blanes?\b", "CTA": r"\bCTAs?\b", "shared memory": r"\bshared memory\b",
+          "bank": r"\bbanks?\b", "sector": r"\bsectors?\b", "request": r"\brequests?\b",
+          "register": r"\bregisters?\b", "fragment": r"\bfragments?\b", "warpgroup": r"\bwarpgroups?\b",
+          "swizzle": r"\bswizzle[sd]?\b", "TMEM": r"\bTMEM\b", "partition": r"\bpartition(?:s|ed)?\b"}
+
+
+_NOT_PROSE = {"cell_output", "cell_input", "math", "lkf", "lk-table", "admonition-title", "output"}
+
+
+def _prose_strings(article):
+    """The article's text nodes a reader reads as prose, in order: not code, math, headings,
+    figures or cell outputs."""
+    skip = ["pre", "code", "script", "style", "math", "h1", "h2", "h3", "h4", "figure", "svg", "button",
+            "nav"]
+    for node in article.find_all(string=True):
+        if node.find_parent(skip) is not None:
+            continue
+        if node.find_parent(class_=lambda c: c in _NOT_PROSE) is not None:
+            continue
+        link = node.find_parent("a")
+        if link is not None and "lk-term" not in (link.get("class") or []):
+            continue            # the title of a link to another page, not a use of the word
+        yield node
+
+
+def test_every_gpu_word_links_to_its_definition_at_first_use(html_dir):
+    glossary = _article(html_dir, "book/00_gpu")
+    defined = {el.get("id") for el in glossary.select("[id]")}
+    for word in ("thread", "warp", "warpgroup", "register", "shared-memory", "swizzle", "sector", "tensor-memory"):
+        assert f"gpu-{word}" in defined, word
+    # the page that defines them comes before chapter 1
+    assert PAGES.index("book/00_gpu") < PAGES.index("book/01_shape_stride")
+    unlinked, linked = [], 0
+    for path in PAGES:
+        if path == "book/00_gpu":
+            continue
+        article = _article(html_dir, path)
+        todo = dict(_TERMS)
+        for node in _prose_strings(article):
+            for word, pattern in list(todo.items()):
+                flags = 0 if word.isupper() else re.I
+                if re.search(pattern, str(node), flags):
+                    del todo[word]
+                    a = node.find_parent("a")
+                    href = (a.get("href") or "") if a is not None else ""
+                    target = href.split("#")[-1] if "#" in href else ""
+                    if a is None or "00_gpu.html" not in href or target not in defined:
+                        unlinked.append((path, word, str(node).strip()[:60]))
+                    else:
+                        linked += 1
+    assert unlinked == [] and linked >= 100, unlinked[:10]
+
+
+_REFERENCE = re.compile(r"\b(?:[Ll]abs?|[Ee]xercises?)\s+\d+[a-z]?\b|\b[Ss]ections?\s+\d+|\b[Pp]ages\s+\d+[a-z]?\s+to\b")
+
+
+def test_every_reference_to_a_lab_exercise_or_section_is_a_link(html_dir):
+    bad = []
+    for path in PAGES:
+        article = _article(html_dir, path)
+        for node in article.find_all(string=_REFERENCE):
+            if node.find_parent(["pre", "script", "style", "h1", "title"]) is not None:
+                continue
+            if node.find_parent("a") is None:
+                bad.append((path, str(node).strip()[:80]))
+    assert bad == []
+
+
+def test_the_first_inline_ldmatrix_and_wgmma_of_a_page_link_to_their_definition(html_dir):
+    unlinked, linked = [], 0
+    for path in PAGES:
+        if path == "book/00_gpu":
+            continue
+        for word in ("ldmatrix", "wgmma"):
+            for code in _article(html_dir, path).select("p code, li code"):
+                text = code.get_text()
+                if text == word or text.startswith(word + "."):
+                    a = code.find_parent("a")
+                    if a is not None and "lk-term" not in (a.get("class") or []):
+                        continue            # in the title of a link to another page
+                    if a is None or "00_gpu.html#gpu-" not in a.get("href", ""):
+                        unlinked.append((path, word))
+                    linked += a is not None
+                    break
+    assert unlinked == [] and linked >= 10, (unlinked, linked)
+

@@ -18,13 +18,14 @@ import functools
 import numpy as np
 
 
-__all__ = ["BOOK_WIDTH_IN", "MAX_HEIGHT_IN", "new_figure", "draw_cells", "finish", "to_rgb_array",
+__all__ = ["BOOK_WIDTH_IN", "MAX_HEIGHT_IN", "new_figure", "draw_cells", "finish", "fit_texts", "to_rgb_array",
            "alt_text", "add_block", "locate"]
 
 BOOK_WIDTH_IN = 7.0       # the text width of the book's pages, in inches
 MAX_CELL_IN = 0.42        # a cell is never larger than this
 MIN_LABEL_PT = 9.0        # below this a cell is too small to carry its label
 MAX_HEIGHT_IN = 9.0       # tall drawings (128 TMEM lanes, stacked panels) shrink to this height
+MIN_CELL_TEXT_PT = 4.5    # a cell label smaller than this is left out
 
 
 def _rgb(c: str) -> tuple[float, float, float]:
@@ -139,8 +140,11 @@ def draw_cells(ax, labels, fills, *, x0: float = 0, y0: float = 0, row_header=No
         longest = max((len(line) for row in labels for s in row if s is not None
                        for line in str(s).split("\n")), default=1)
         nlines = max((len(str(s).split("\n")) for row in labels for s in row if s is not None), default=1)
-        fs = fontsize or max(4.5, min(10.0, 0.95 * pts / max(1, longest) * 1.6, 0.8 * pts / nlines))
-        for i in range(rows):
+        # the label fits its cell, or the cells go unlabelled (the colours remain) rather than run
+        # into each other
+        fit = min(10.0, 0.95 * pts / max(1, longest) * 1.6, 0.8 * pts / nlines)
+        fs = fontsize or (fit if fit >= MIN_CELL_TEXT_PT else None)
+        for i in range(rows if fs else 0):
             for j in range(cols):
                 s = labels[i][j]
                 if s is None or s == "":
@@ -154,17 +158,56 @@ def draw_cells(ax, labels, fills, *, x0: float = 0, y0: float = 0, row_header=No
         for i, s in enumerate(row_header):
             ax.text(x0 - 0.15, y0 + i + 0.5, str(s), ha="right", va="center", fontsize=hdr_fs, color="#444")
     if col_header is not None and pts >= MIN_LABEL_PT * 0.7:
+        # column labels wider than a column: label every step-th column only
+        widest = max((len(str(s)) for s in col_header), default=1)
+        step = max(1, int(np.ceil(widest * 0.62 * hdr_fs / (0.95 * pts))))
         for j, s in enumerate(col_header):
+            if j % step:
+                continue
             ax.text(x0 + j + 0.5, y0 - 0.15, str(s), ha="center", va="bottom", fontsize=hdr_fs, color="#444")
     if title:
-        ax.text(x0 + cols / 2, y0 - (1.0 if col_header is not None else 0.35), title, ha="center",
-                va="bottom", fontsize=10, color="#000")
+        # above the column labels' full height (their descenders included), not into them
+        above = 0.3 + 1.3 * hdr_fs / pts if col_header is not None else 0.35
+        ax.text(x0 + cols / 2, y0 - max(1.0, above), title, ha="center", va="bottom", fontsize=10, color="#000")
+
+
+def fit_texts(fig, pad_px: float = 3.0) -> None:
+    """Grow ``fig`` so that no text runs past its edges (a long title over a narrow grid, a row
+    header left of the first column): the axes keep their size in inches, so the cells keep
+    their scale, and the figure gains the margins its texts need."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.text import Text
+    canvas = fig.canvas if hasattr(fig.canvas, "get_renderer") else FigureCanvasAgg(fig)
+    renderer = canvas.get_renderer()
+    W, H = fig.get_size_inches() * fig.dpi
+    x0, y0, x1, y1 = 0.0, 0.0, W, H
+    for t in fig.findobj(Text):
+        if t.get_visible() and t.get_text().strip():
+            bb = t.get_window_extent(renderer)
+            x0, y0, x1, y1 = min(x0, bb.x0), min(y0, bb.y0), max(x1, bb.x1), max(y1, bb.y1)
+    if x0 >= 0 and y0 >= 0 and x1 <= W and y1 <= H:
+        return
+    left, right = (pad_px - x0 if x0 < 0 else 0.0), (x1 - W + pad_px if x1 > W else 0.0)
+    bottom, top = (pad_px - y0 if y0 < 0 else 0.0), (y1 - H + pad_px if y1 > H else 0.0)
+    # no wider than the book's text (or than the drawing already was): past that, the drawing
+    # itself narrows a little to make room for the margins
+    cap = max(W, BOOK_WIDTH_IN * fig.dpi)
+    nw = min(W + left + right, cap)
+    sx = (nw - left - right) / W
+    nh = H + bottom + top
+    for ax in fig.axes:
+        p = ax.get_position()
+        ax.set_position(((left + p.x0 * W * sx) / nw, (bottom + p.y0 * H) / nh, p.width * W * sx / nw,
+                         p.height * H / nh))
+    fig.set_size_inches(nw / fig.dpi, nh / fig.dpi)
 
 
 def finish(fig, alt: str, name: str | None = None):
     """Attach the alt text (``fig.alt_text``) and a name (``fig.name``, the page's
-    ``data-figure``; default: the drawing function's name) and return the figure."""
+    ``data-figure``; default: the drawing function's name) and return the figure, grown where
+    a text would run past its edges (:func:`fit_texts`)."""
     import sys
+    fit_texts(fig)
     fig.alt_text = alt
     fig.name = name or sys._getframe(1).f_code.co_name
     return fig

@@ -31,18 +31,20 @@ def draw_x4_orders(orders=("mistaken", "cute"), *, ax=None):
         grids.append((order, labels, fills))
     gap = 3
     width = 16 * len(grids) + gap * (len(grids) - 1)
-    fig, ax = new_figure(-1.5, width + 0.5, -2.2, 17.0, ax=ax)
+    fig, ax = new_figure(-1.5, width + 0.5, -2.2, 19.4, ax=ax)
     for i, (order, labels, fills) in enumerate(grids):
         x0 = i * (16 + gap)
         draw_cells(ax, labels, fills, x0=x0, row_header=[f"m{m}" if m % 4 == 0 else "" for m in range(16)],
                    col_header=[f"k{k}" if k % 4 == 0 else "" for k in range(16)], title=_TITLES.get(order, order),
                    bold_rows=8, bold_cols=8)
         add_block(ax, order, x0, 0, 16, 16)
-        for j, (m0, k0) in enumerate(x4_origins(order)):
-            ax.text(x0 + k0 + 4, m0 + 4, f"matrix {j} → a{j}", ha="center", va="center", fontsize=10,
-                    color="#000", zorder=6, fontweight="bold",
-                    bbox=dict(boxstyle="round,pad=0.25", facecolor="#ffffff", edgecolor="#000", alpha=0.92))
-    ax.text(width / 2, 16.7, "cell: receiving lane; colour: register a0..a3 (dark = low half, light = high half)",
+        # which ldmatrix matrix fills each 8x8 block, said under the grid (not over its cells)
+        where = {(0, 0): "top left", (0, 8): "top right", (8, 0): "bottom left", (8, 8): "bottom right"}
+        blocks = sorted(((m0, k0), j) for j, (m0, k0) in enumerate(x4_origins(order)))
+        for line, half in enumerate((blocks[:2], blocks[2:])):
+            ax.text(x0 + 8, 16.6 + 0.9 * line, ";  ".join(f"{where[mk]}: matrix {j} → a{j}" for mk, j in half),
+                    ha="center", va="center", fontsize=8, color="#000")
+    ax.text(width / 2, 18.8, "cell: receiving lane; colour: register a0..a3 (dark = low half, light = high half)",
             ha="center", va="center", fontsize=8, color="#333")
     names = " and ".join(orders)
     return finish(fig, f"Two 16 by 16 grids of the A tile. Left, the {orders[0]} order, right, the "

@@ -37,7 +37,7 @@ def path_figure(mma: str = "SM80_16x8x16_F16F16F16F16_TN", copy: str = "SM75_U32
                          f"half of operand a2.")
     fig.relation("same destination lane")
     fig.relation("same source lane")
-    cw, ch = 26, 22
+    cw, ch = 23, 22
     x0, y0 = 40, 40
     nslot = 1 + max(p.dst_value for p in paths.values())
 
@@ -56,7 +56,7 @@ def path_figure(mma: str = "SM80_16x8x16_F16F16F16F16_TN", copy: str = "SM75_U32
                  font=10, info=facts(p, "shared memory"), link=m * K + k,
                  rel={"same destination lane": p.dst_thread, "same source lane": p.src_thread})
     rx = x0 + K * cw + 50
-    sw = 28
+    sw = 33
     fig.text(rx - 30, 14, f"registers: 32 lanes x {nslot} slots", size=11,
              anchor="start", weight="600")
     for (m, k), p in paths.items():

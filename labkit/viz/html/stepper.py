@@ -62,10 +62,11 @@ def bank_stepper_figure(mode="SWIZZLE_128B") -> HtmlFigure:
     c_cyc = fig.control("cycle", [f"cycle {i + 1}" for i in range(rows)], kind="step")
     fig.relation("same logical column")
     cw, ch = 68, 30
-    x0, y0 = 50, 48
+    x0, y0 = 54, 48
+    fig.text(x0 - 4, y0 - 10, "banks", size=10, anchor="end", fill="#555")
     for b in range(ncol):
         bl = b * sector // 4
-        fig.text(x0 + b * cw + cw / 2, y0 - 10, f"banks {bl % 32}-{(bl + sector // 4 - 1) % 32}", size=10,
+        fig.text(x0 + b * cw + cw / 2, y0 - 10, f"{bl % 32}-{(bl + sector // 4 - 1) % 32}", size=10,
                  fill="#555")
     for r in range(rows):
         fig.text(x0 - 4, y0 + r * ch + ch / 2, f"row {r}", size=10, anchor="end", fill="#555")

@@ -51,8 +51,9 @@ def sfa_tmem_figure(mn: int = 128, sf_k: int = 4) -> HtmlFigure:
     # logical SFA: group g = rows 32g..32g+31 drawn as a 32 x sf_k block
     x = 40
     caption(fig, x, 10, f"SFA[m, sfk] ({mn}x{sf_k})")
+    fig.text(x - 4, y0 - 10, "m", size=10, anchor="end", fill="#555")
     for g in range(ngroups):
-        fig.text(x + sf_k * cw / 2, y0 - 10, f"m {32 * g}-{32 * g + 31}", size=10, fill="#555")
+        fig.text(x + sf_k * cw / 2, y0 - 10 - 12 * (g % 2), f"{32 * g}-{32 * g + 31}", size=10, fill="#555")
         for r in range(32):
             for k in range(sf_k):
                 m = 32 * g + r
@@ -68,8 +69,9 @@ def sfa_tmem_figure(mn: int = 128, sf_k: int = 4) -> HtmlFigure:
     for m in range(mn):
         for k in range(sf_k):
             place[(int(lane[m, k, 0]) % 32, int(col[m, k, 0]), int(byte[m, k, 0]))] = (m, k)
+    fig.text(bx - 4, y0 - 10, "TCol", size=10, anchor="end", fill="#555")
     for c in range(ncol):
-        fig.text(bx + (c * 4 + 2) * cw, y0 - 10, f"TCol {c}", size=10, fill="#555")
+        fig.text(bx + (c * 4 + 2) * cw, y0 - 10, str(c), size=10, fill="#555")
     for (ll, c, b), (m, k) in sorted(place.items()):
         fig.cell(bx + (c * 4 + b) * cw, y0 + ll * ch, cw, ch, fill=fill(m, k), info=facts(m, k, "base tile"),
                  link=m * sf_k + k, rel={"same m": m, "same TCol": c}, faint=True)

@@ -45,7 +45,7 @@ def xor_swizzle_figure() -> HtmlFigure:
         banks = [a // 4 % n for a in addrs]
         return res.wavefronts, banks
 
-    panels = [("Row-major: bank = logical_col", plain, 30), ("XOR swizzle: bank = col ^ row", swz, 30 + n * cw + 60)]
+    panels = [("Row-major: bank = logical_col", plain, 50), ("XOR swizzle: bank = col ^ row", swz, 50 + n * cw + 80)]
     facts_by_col = {}
     for c in range(n):
         cyc_p, b_p = cycles(plain, c)
@@ -57,8 +57,10 @@ def xor_swizzle_figure() -> HtmlFigure:
         for c in range(n):   # clickable column indices (logical columns)
             fig.cell(x0 + c * cw, 30, cw, 20, fill="#eeeeee", text=f"col {c}", font=10,
                      info={**facts_by_col[c], "view": "column index"}, rel={"same logical column": c})
+        # "bank" once, at the left of the header row; each column's bank number above it
+        fig.text(x0 - 4, y0 - 9, "bank", size=10, anchor="end", fill="#555")
         for b in range(n):
-            fig.text(x0 + b * cw + cw / 2, y0 - 9, f"bank {b}", size=10, fill="#555")
+            fig.text(x0 + b * cw + cw / 2, y0 - 9, str(b), size=10, fill="#555")
         for r in range(n):
             fig.text(x0 - 4, y0 + r * ch + ch / 2, f"row {r}", size=10, anchor="end", fill="#555")
             for c in range(n):
