@@ -319,7 +319,7 @@ def setmaxnreg_table(run: str = "wgmma-step", results: Path | str = RESULTS) -> 
     >>> print(str(setmaxnreg_table()).splitlines()[0])  # doctest: +NORMALIZE_WHITESPACE
     configuration  setmaxnreg (producer, consumer)  4096³ TFLOP/s  vs cuBLAS  8192³ TFLOP/s  vs cuBLAS
     """
-    from labkit.cuda.kernels.gemm_wgmma import CONFIGS, STEP
+    from labkit.cuda.kernels.ladder.gemm_wgmma import CONFIGS, STEP
 
     name = run_name(run)
     rows = record(name, results).get("ladder") or []
