@@ -35,7 +35,15 @@ def _load(name):
         raise
 
 
+# Names of labkit.cuda reachable as lk.<name> (loaded, with numba, on first use).
+_CUDA_NAMES = ("offset_function", "KernelProgram")
+
+
 def __getattr__(name):
+    if name in _CUDA_NAMES:
+        value = getattr(_load("cuda"), name)
+        globals()[name] = value
+        return value
     if name in _SUBMODULES:
         mod = _load(name)
         if mod is None:
@@ -51,7 +59,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    names = set(globals()) | set(_SUBMODULES)
+    names = set(globals()) | set(_SUBMODULES) | set(_CUDA_NAMES)
     for sub in _REEXPORT:
         mod = _load(sub)
         if mod is not None:

@@ -167,7 +167,9 @@ def trace(step, *, M=None, N=None, K=None, block=0, thread=0, config=None, sm=90
         fn(_Array("A", tr, (M, K)), _Array("B", tr, (N, K)), _Array("C", tr, (M, N)))
         return tr
     from labkit.cuda.kernels.ladder.gemm_codegen import INTRINSICS, kernel_source
-    from labkit.cuda.kernels.ladder.gemm_layout import offset_function
+    from labkit.cuda.kernels.ladder.gemm_layout import tile_layout
+    from labkit.cuda.offset_function import offset_program
+    from labkit.cuda.program import KernelProgram
 
     cfg = _tensorcore(cfg, "trace")
     M, N, K = M or cfg.bm, N or cfg.bn, K or 2 * cfg.bk
@@ -178,16 +180,16 @@ def trace(step, *, M=None, N=None, K=None, block=0, thread=0, config=None, sm=90
            else kernel_source(cfg, "f32", sm, name))
     scope = {"min": min, "max": max, "int32": int, "float32": lambda x: x,
              "uint32": lambda x: int(x) & 0xFFFFFFFF, "uint16": lambda x: int(x) & 0xFFFF,
-             "smem_offset": offset_function(cfg.smem_kind, cfg.bk),
+             "smem_offset": offset_program(tile_layout(cfg)).function(),
              "cuda": _fake_cuda(tr, thread, block, (cfg.threads,), ("smem",))}
     for key, op in INTRINSICS.items():
         if "." not in key:                          # cuda.syncthreads: the fake cuda records it
             scope[key] = _recorder(tr, key, op)
     scope["smem_addr"] = lambda arr, i: 0           # shared memory starts at byte 0
     # the kernel's own variables after it ran (m0, n0, crow, ...) are kept in Trace.variables
-    exec(compile(src + "    return locals()\n", f"<labkit ladder_trace {name}>", "exec"), scope)
-    out = scope[name](_Array("A", tr), _Array("B", tr), _Array("C", tr), M, N, K,
-                      *(("maps",) if cfg.loader == "tma" else ()))
+    program = KernelProgram(name, src + "    return locals()\n", scope, label=f"ladder_trace {name}")
+    out = program.function()(_Array("A", tr), _Array("B", tr), _Array("C", tr), M, N, K,
+                             *(("maps",) if cfg.loader == "tma" else ()))
     tr.variables = {k: v for k, v in out.items() if isinstance(v, (int, bool))}
     return tr
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from labkit.atoms.instructions import instruction, require_sm
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
-from labkit.cuda.kernels.ladder.gemm_layout import lane_expr, ldmatrix_lanes, offset_function
+from labkit.cuda.kernels.ladder.gemm_layout import lane_expr, layout_offset, ldmatrix_lanes, tile_layout
 from labkit.cuda.kernels.ladder.gemm_statements import Writer, render
 from labkit.errors import DeviceError
 
@@ -129,7 +129,7 @@ def statements(cfg, acc, sm, name="gemm_tc", static_smem=False):
     if tma and sm < 90:
         raise DeviceError(f"sm: loader='tma' needs sm_90 (TMA, mbarrier transactions), got sm_{sm}")
     kind = cfg.smem_kind
-    offset = offset_function(kind, bk)
+    offset = layout_offset(tile_layout(cfg))
     a_lane, b_lane = ldmatrix_lanes("A"), ldmatrix_lanes("B")
 
     def row_shift(rows, span):

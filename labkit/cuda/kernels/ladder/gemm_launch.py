@@ -16,7 +16,6 @@ no-argument function that launches it; :func:`step_functions` gives a ladder ste
 from __future__ import annotations
 
 import functools
-import linecache
 
 import numba
 import numpy as np
@@ -27,30 +26,25 @@ from labkit.cuda.kernels.ladder import gemm_ptx
 from labkit.cuda.kernels.ladder.gemm_codegen import INTRINSICS, TYPES, kernel_source, statements
 from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set_dynamic_shared
 from labkit.cuda.kernels.ladder.gemm_config import TileConfig, check_sm
-from labkit.cuda.kernels.ladder.gemm_layout import offset_function
+from labkit.cuda.kernels.ladder.gemm_layout import tile_layout
 from labkit.cuda.kernels.ladder.gemm_tma_maps import tensor_maps
+from labkit.cuda.offset_function import offset_function
+from labkit.cuda.program import KernelProgram
 from labkit.errors import DeviceError
 
-__all__ = ["RULES", "namespace", "build_kernel", "launch_config", "launch", "step_functions"]
+__all__ = ["RULES", "namespace", "program", "build_kernel", "launch_config", "launch", "step_functions"]
 
 #: operand rules of the tensor-core steps: ldmatrix/mma need sm_75; rows of A and B are
 #: copied 16 bytes at a time, so K % 8 == 0 and 16-byte-aligned pointers
 RULES = dict(min_sm=75, k_multiple=8, align_bytes=16)
 
 
-@functools.lru_cache(maxsize=None)
-def _jit_offset(fn):
-    if ptx.SIMULATED:
-        return fn
-    return cuda.jit(device=True, inline="always")(fn)
-
-
 def namespace(cfg):
     """What the generated source of ``cfg``'s kernel refers to: each intrinsic of
     :data:`~labkit.cuda.kernels.ladder.gemm_codegen.INTRINSICS`, numba's scalar types, ``cuda``,
-    ``min``/``max`` and the compiled ``smem_offset`` of its shared-memory layout."""
-    scope = {"cuda": cuda, "min": min, "max": max,
-             "smem_offset": _jit_offset(offset_function(cfg.smem_kind, cfg.bk))}
+    ``min``/``max`` and ``smem_offset``, its shared-memory layout compiled by
+    :func:`labkit.cuda.offset_function`."""
+    scope = {"cuda": cuda, "min": min, "max": max, "smem_offset": offset_function(tile_layout(cfg))}
     scope.update({t: getattr(_numba.types, t) for t in TYPES})
     for name in INTRINSICS:
         if "." not in name:
@@ -58,21 +52,23 @@ def namespace(cfg):
     return scope
 
 
+def program(cfg, acc, sm, name="gemm_tc", static_smem=False):
+    """The :class:`~labkit.cuda.program.KernelProgram` of ``cfg``'s kernel: the rendered statements
+    over :func:`namespace`."""
+    sts = statements(cfg, acc, check_sm(sm), name, static_smem)
+    from labkit.cuda.kernels.ladder.gemm_statements import render
+
+    return KernelProgram(name, render(sts), namespace(cfg), statements=sts,
+                         label=f"gemm {name} {cfg.bm}x{cfg.bn}x{cfg.bk} {acc} sm_{sm}")
+
+
 @functools.lru_cache(maxsize=None)
 def build_kernel(cfg, acc, sm, name="gemm_tc"):
     """Compile-on-first-launch numba kernel for ``cfg``, ``acc`` ("f32"/"f16") and SM ``sm``."""
-    sm = check_sm(sm)
-    src = kernel_source(cfg, acc, sm, name, static_smem=ptx.SIMULATED)
-    filename = f"<labkit gemm {name} {cfg.bm}x{cfg.bn}x{cfg.bk} {acc} sm_{sm}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    scope = namespace(cfg)
-    exec(compile(src, filename, "exec"), scope)
-    if ptx.SIMULATED:
-        return cuda.jit(scope[name])
     options = dict(fastmath=True, lineinfo=False)
     if cfg.max_registers:
         options["max_registers"] = cfg.max_registers
-    return cuda.jit(**options)(scope[name])
+    return program(cfg, acc, sm, name, static_smem=ptx.SIMULATED).dispatcher(**options)
 
 
 def launch_config(cfg, M, N, sm):

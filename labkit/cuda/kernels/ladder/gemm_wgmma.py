@@ -43,7 +43,6 @@ before launch. Under numba's CUDA simulator the step is refused too (wgmma has n
 from __future__ import annotations
 
 import functools
-import linecache
 from dataclasses import dataclass
 
 import numpy as np
@@ -353,18 +352,21 @@ def namespace(cfg):
     return scope
 
 
+def program(cfg, name="gemm_wgmma"):
+    """The :class:`~labkit.cuda.program.KernelProgram` of the kernel: its rendered statements over
+    :func:`namespace`."""
+    from labkit.cuda.program import KernelProgram
+
+    sts = statements(cfg, name)
+    return KernelProgram(name, render(sts), namespace(cfg), statements=sts,
+                         label=f"gemm {name} {cfg.bm}x{cfg.bn}x{BK}s{cfg.stages}")
+
+
 @functools.lru_cache(maxsize=None)
 def build_kernel(cfg, name="gemm_wgmma"):
     """The compiled-on-first-launch kernel (a :class:`labkit.cuda.launch.Kernel`: it refuses a
     device without sm_90a before each launch)."""
-    from labkit.cuda.launch import jit
-
-    src = render(statements(cfg, name))
-    filename = f"<labkit gemm {name} {cfg.bm}x{cfg.bn}x{BK}s{cfg.stages}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    scope = namespace(cfg)
-    exec(compile(src, filename, "exec"), scope)
-    return jit(scope[name], min_sm=90, fastmath=True, lineinfo=False, max_registers=cfg.max_registers)
+    return program(cfg, name).kernel(min_sm=90, fastmath=True, lineinfo=False, max_registers=cfg.max_registers)
 
 
 def signature():
@@ -420,13 +422,7 @@ def launch(A, B, C, acc, sm, config=DEFAULT):
 
 def ptx_text(config=DEFAULT, name="gemm_wgmma"):
     """The kernel's PTX for sm_90a, compiled without a GPU (``numba.cuda.compile_ptx``)."""
-    from numba import cuda
-
-    cfg = _pick(config)
-    src = render(statements(cfg, name))
-    scope = namespace(cfg)
-    exec(compile(src, f"<labkit gemm {name}>", "exec"), scope)
-    return cuda.compile_ptx(scope[name], signature(), cc=(9, 0, "a"), fastmath=True)[0]
+    return program(_pick(config), name).compile_ptx(signature(), cc=(9, 0, "a"), fastmath=True)
 
 
 def kernel_report(acc="f32", sm=90, sass_path=None, config=DEFAULT):
