@@ -33,10 +33,15 @@ def offset_program(layout, name: str = "offset") -> KernelProgram:
     return KernelProgram(name, offset_source(layout, name), {}, label=f"{name} of {layout}")
 
 
-@functools.lru_cache(maxsize=256)
 def offset_function(layout):
     """``layout``'s offset of a coordinate as a ``@cuda.jit(device=True)`` function (see the module
     text); one compiled function per layout."""
+    offset_program(layout)                    # the argument's check, before the cache hashes it
+    return _offset_function(layout)
+
+
+@functools.lru_cache(maxsize=256)
+def _offset_function(layout):
     program = offset_program(layout)
     fn = program.device_function()
     if fn is program.function():              # under the simulator: the Python function itself
