@@ -102,3 +102,21 @@ def test_the_ladders_program_compiles_to_ptx_on_the_cpu():
     # source once and in the PTX once per copy of the loop body the compiler made
     assert sum(s.op == "mma" for s in prog.statements) == 16
     assert text.count("mma.sync.aligned.m16n8k16") % 16 == 0 and text.count("mma.sync.aligned.m16n8k16") >= 16
+
+
+def test_statement_ops_come_from_the_registry():
+    from labkit.atoms.records import OPS
+    from labkit.cuda.kernels.ladder import gemm_pipeline, gemm_tma, gemm_wgmma
+    from labkit.cuda.kernels.ladder.gemm_statements import NO_INSTRUCTION, Writer
+
+    sts = (list(gemm_pipeline.statements("f32", 80)) + list(gemm_tma.statements("f32", 90))
+           + list(gemm_wgmma.statements(gemm_wgmma._pick(gemm_wgmma.DEFAULT))))
+    ops = {s.op for s in sts if s.call}
+    assert ops <= set(OPS) | {"barrier", NO_INSTRUCTION}
+    # the PTX ISA's opcodes of what the steps issue
+    assert {"mma", "ldmatrix", "cp.async", "cp.async.bulk.tensor", "wgmma.mma_async", "mbarrier.try_wait"} <= ops
+    w = Writer()
+    w.code("x = cp_async_cg_16(a, b, c)", call="cp_async_cg_16")
+    assert w.statements[-1].op == "cp.async"
+    with pytest.raises(DeviceError, match="op comes from the registry"):
+        w.code("x = cp_async_cg_16(a, b, c)", call="cp_async_cg_16", op="ldmatrix")

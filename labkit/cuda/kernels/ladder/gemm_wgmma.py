@@ -52,7 +52,7 @@ from labkit.atoms.instructions import WARPGROUP, require_sm
 from labkit.atoms.gmma_layouts import gmma_layout_atom
 from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set_dynamic_shared
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
-from labkit.cuda.kernels.ladder.gemm_statements import Writer, render
+from labkit.cuda.kernels.ladder.gemm_statements import NO_INSTRUCTION, Writer, render
 from labkit.errors import DeviceError, InstructionError
 
 __all__ = ["STEP", "WgmmaConfig", "CONFIGS", "DEFAULT", "RULES", "k_descriptors", "statements",
@@ -183,17 +183,16 @@ def statements(cfg=None, name="gemm_wgmma"):
     with w.concept("sA"):
         w.comment("128-byte swizzle (TMA and GMMA B128): stages start 1024-aligned")
         w.code("sbase = uint32((uint32(smem_addr(smem, 0)) + uint32(1023)) & uint32(0xFFFFFC00))",
-               call="smem_addr", op="cvta.to.shared")
+               call="smem_addr")
     with w.concept("mbarrier"):
         w.code(f"full0 = uint32(sbase + {S * SB})  # full[s]: the stage's k-tile has landed")
         w.code(f"empty0 = uint32(full0 + {8 * S})  # empty[s]: both consumers are done with it")
         with w.block("if tid == 0:"):
             with w.block(f"for s in range({S}):"):
-                w.code("mbarrier_init(full0 + 8 * s, 1)", call="mbarrier_init", op="mbarrier.init")
-                w.code(f"mbarrier_init(empty0 + 8 * s, {cfg.consumers})", call="mbarrier_init",
-                       op="mbarrier.init")
-            w.code("fence_mbarrier_init()", call="fence_mbarrier_init", op="fence.mbarrier_init")
-        w.code("cuda.syncthreads()", call="cuda.syncthreads", op="barrier")
+                w.code("mbarrier_init(full0 + 8 * s, 1)", call="mbarrier_init")
+                w.code(f"mbarrier_init(empty0 + 8 * s, {cfg.consumers})", call="mbarrier_init")
+            w.code("fence_mbarrier_init()", call="fence_mbarrier_init")
+        w.code("cuda.syncthreads()", call="cuda.syncthreads")
 
     def tile_coords():
         w.code("first_m = int32((tile // per_group) * " + str(cfg.group_m) + ")")
@@ -203,8 +202,7 @@ def statements(cfg=None, name="gemm_wgmma"):
 
     with w.block("if wg == 0:"):
         if cfg.setmaxnreg:
-            w.code(f"setmaxnreg_dec_{cfg.setmaxnreg[0]}()", call=f"setmaxnreg_dec_{cfg.setmaxnreg[0]}",
-                   op="setmaxnreg.dec")
+            w.code(f"setmaxnreg_dec_{cfg.setmaxnreg[0]}()", call=f"setmaxnreg_dec_{cfg.setmaxnreg[0]}")
         w.comment("the producer: one thread asks the TMA unit for each k-tile")
         with w.block("if tid == 0:"):
             with w.concept("k_pipe"):
@@ -217,17 +215,15 @@ def statements(cfg=None, name="gemm_wgmma"):
                     with w.concept("mbarrier"):
                         w.comment("wait until the consumers freed the stage (parity 1 passes at once the first time)")
                         with w.block("while mbarrier_try_wait(empty0 + 8 * stage, phase ^ uint32(1)) == 0:",
-                                     call="mbarrier_try_wait", op="mbarrier.try_wait"):
+                                     call="mbarrier_try_wait"):
                             w.code("pass")
                         w.code("fb = uint32(full0 + 8 * stage)")
-                        w.code(f"mbarrier_arrive_expect_tx(fb, {SB})", call="mbarrier_arrive_expect_tx",
-                               op="mbarrier.arrive.expect_tx")
+                        w.code(f"mbarrier_arrive_expect_tx(fb, {SB})", call="mbarrier_arrive_expect_tx")
                     with w.concept("copy"):
                         w.code(f"sa = uint32(sbase + stage * {SB})")
-                        w.code(f"tma_load_2d(sa, maps, 0, int32(kt * {BK}), m0, fb)", call="tma_load_2d",
-                               op="cp.async.bulk.tensor")
+                        w.code(f"tma_load_2d(sa, maps, 0, int32(kt * {BK}), m0, fb)", call="tma_load_2d")
                         w.code(f"tma_load_2d(uint32(sa + {AB}), maps, 16, int32(kt * {BK}), n0, fb)",
-                               call="tma_load_2d", op="cp.async.bulk.tensor")
+                               call="tma_load_2d")
                     with w.concept("k_pipe"):
                         w.code("stage += 1")
                         with w.block(f"if stage == {S}:"):
@@ -236,8 +232,7 @@ def statements(cfg=None, name="gemm_wgmma"):
                 w.code("tile += int32(cuda.gridDim.x)")
     with w.block("else:"):
         if cfg.setmaxnreg:
-            w.code(f"setmaxnreg_inc_{cfg.setmaxnreg[1]}()", call=f"setmaxnreg_inc_{cfg.setmaxnreg[1]}",
-                   op="setmaxnreg.inc")
+            w.code(f"setmaxnreg_inc_{cfg.setmaxnreg[1]}()", call=f"setmaxnreg_inc_{cfg.setmaxnreg[1]}")
         w.comment(f"a consumer warpgroup: rows 64c .. 64c+63 of the tile, m64n{cfg.bn}k16 from shared memory")
         w.lines(f"""
             c = int32(wg - 1)
@@ -253,27 +248,26 @@ def statements(cfg=None, name="gemm_wgmma"):
         w.code("tile = int32(cuda.blockIdx.x)")
         with w.block("while tile < ntiles:"):
             tile_coords()
-            w.code(f"acc = {W['zeros']}({R})", call=W["zeros"], op="(no instruction)", cute="tCrC")
+            w.code(f"acc = {W['zeros']}({R})", call=W["zeros"], op=NO_INSTRUCTION, cute="tCrC")
             with w.in_phase("mainloop"), w.block("for kt in range(ktiles):", cute="k_tile"):
                 with w.concept("wait_stage"):
                     with w.block("while mbarrier_try_wait(full0 + 8 * stage, phase) == 0:",
-                                 call="mbarrier_try_wait", op="mbarrier.try_wait"):
+                                 call="mbarrier_try_wait"):
                         w.code("pass")
                 with w.concept("gemm"):
                     w.code(f"sa = uint32(sbase + stage * {SB})")
                     w.code(f"da = uint64(uint64((sa + a_off) >> 4) | uint64({base:#x}))")
                     w.code(f"db = uint64(uint64((sa + {AB}) >> 4) | uint64({base:#x}))")
-                    w.code(f"{W['fence']}()", call=W["fence"], op="wgmma.fence")
+                    w.code(f"{W['fence']}()", call=W["fence"])
                     for k, d in enumerate(steps):
                         off = f" + uint64({d})" if d else ""
-                        w.code(f"acc = {mma}(da{off}, db{off}, acc, 1, 1, 1, 0, 0)", call=mma,
-                               op="wgmma.mma_async", repeat="mma")
-                    w.code(f"{W['commit']}()", call=W["commit"], op="wgmma.commit_group")
-                    w.code(f"{W['wait']}(1)", call=W["wait"], op="wgmma.wait_group")
+                        w.code(f"acc = {mma}(da{off}, db{off}, acc, 1, 1, 1, 0, 0)", call=mma, repeat="mma")
+                    w.code(f"{W['commit']}()", call=W["commit"])
+                    w.code(f"{W['wait']}(1)", call=W["wait"])
                 with w.concept("mbarrier"):
                     w.comment("the previous k-tile's MMAs are complete: free its stage")
                     with w.block("if kt > 0 and t == 0:"):
-                        w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive", op="mbarrier.arrive")
+                        w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive")
                 with w.concept("k_pipe"):
                     w.code("prev = stage")
                     w.code("stage += 1")
@@ -281,11 +275,11 @@ def statements(cfg=None, name="gemm_wgmma"):
                         w.code("stage = 0")
                         w.code("phase ^= uint32(1)")
             with w.in_phase("epilogue"):
-                w.code(f"{W['wait']}(0)", call=W["wait"], op="wgmma.wait_group")
+                w.code(f"{W['wait']}(0)", call=W["wait"])
                 with w.block("if ktiles > 0 and t == 0:"):
-                    w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive", op="mbarrier.arrive",
+                    w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive",
                            cute="mbarrier")
-                w.code(f"acc = {W['fence_operand']}(acc)", call=W["fence_operand"], op="(no instruction)",
+                w.code(f"acc = {W['fence_operand']}(acc)", call=W["fence_operand"], op=NO_INSTRUCTION,
                        cute="tCrC")
                 with w.concept("tCgC"):
                     w.comment("wgmma's D fragment: warp w holds rows 16w + lane/4 (+8), columns 8j + 2(lane%4) (+1)")
@@ -297,9 +291,9 @@ def statements(cfg=None, name="gemm_wgmma"):
                     with w.block(f"if m0 + {cfg.bm} <= M and n0 + {cfg.bn} <= N:"):
                         for j in range(cfg.bn // 8):
                             w.code(f"st_global_v2_f32(C, i0 + {8 * j}, acc[{4 * j}], acc[{4 * j + 1}])",
-                                   call="st_global_v2_f32", op="st.global.v2", repeat="st0")
+                                   call="st_global_v2_f32", repeat="st0")
                             w.code(f"st_global_v2_f32(C, i1 + {8 * j}, acc[{4 * j + 2}], acc[{4 * j + 3}])",
-                                   call="st_global_v2_f32", op="st.global.v2", repeat="st0")
+                                   call="st_global_v2_f32", repeat="st0")
                     with w.block("else:", cute="residue"):
                         w.code("ok0 = r0 < M", cute="residue")
                         w.code("ok1 = r0 + 8 < M", cute="residue")
@@ -307,10 +301,10 @@ def statements(cfg=None, name="gemm_wgmma"):
                             with w.block(f"if col + {8 * j} < N:", cute="residue"):
                                 with w.block("if ok0:", cute="residue"):
                                     w.code(f"st_global_v2_f32(C, i0 + {8 * j}, acc[{4 * j}], acc[{4 * j + 1}])",
-                                           call="st_global_v2_f32", op="st.global.v2")
+                                           call="st_global_v2_f32")
                                 with w.block("if ok1:", cute="residue"):
                                     w.code(f"st_global_v2_f32(C, i1 + {8 * j}, acc[{4 * j + 2}], acc[{4 * j + 3}])",
-                                           call="st_global_v2_f32", op="st.global.v2")
+                                           call="st_global_v2_f32")
             w.code("tile += int32(cuda.gridDim.x)")
     return tuple(w.statements)
 
