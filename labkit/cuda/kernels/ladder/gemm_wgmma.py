@@ -24,9 +24,11 @@ The kernel is warp-specialized and persistent (one CTA per SM, walking output ti
 - after the last k-tile the consumers write their accumulators to C (f32, registers to global,
   8-byte stores), while the producer already fetches the next tile's first k-tiles.
 
-The descriptors come from :func:`labkit.atoms.gmma_desc.make_gmma_desc` of the k16 slices of
-the stage's CuTe layout (``smem_tile``), evaluated once on the host: the kernel adds the
-stage's shared address (>> 4) to those 64 bits.
+The descriptors come from the step's TiledMMA as CuTe's ``wgmma_tma_sm90`` makes them:
+``make_fragment_A/B`` of each consumer's ``partition_A/B`` of each stage's shared-memory tensors
+(:mod:`~labkit.cuda.kernels.ladder.gemm_wgmma_operands`), evaluated once on the host and checked
+for every stage and consumer: the kernel ORs the stage's shared address (>> 4) into their fixed
+bits and adds each k-block's step.
 
 Needs sm_90a (wgmma is arch-specific PTX: compute capability 9.0 exactly) and f32
 accumulation; any other GPU, or ``acc="f16"``, is refused with a :class:`~labkit.errors.DeviceError`
@@ -47,9 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from labkit.atoms.gmma_desc import make_gmma_desc, smem_tile
 from labkit.atoms.instructions import WARPGROUP, require_sm
-from labkit.atoms.gmma_layouts import gmma_layout_atom
 from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set_dynamic_shared
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
 from labkit.cuda.kernels.ladder.gemm_statements import NO_INSTRUCTION, Writer, render
@@ -121,31 +121,13 @@ _GEMM_PTX_CALLS = ("mbarrier_init", "fence_mbarrier_init", "mbarrier_arrive_expe
 
 
 def k_descriptors(cfg):
-    """The 64-bit wgmma descriptors (start address 0) of the k-tile's four k16 slices of A (one
-    consumer's 64 rows) and B (``bn`` rows); equal for both: K-major, B128, SBO 1024 bytes."""
-    out = []
-    for rows in (64, cfg.bn):
-        layout = _tile_layout(rows)
-        descs = []
-        for k in range(K16_STEPS):
-            tile, start = smem_tile(layout, (_S(rows), _S(16)), (0, k))
-            descs.append(make_gmma_desc("K", tile, start).encode())
-        out.append(descs)
-    if out[0] != out[1]:
-        raise DeviceError("wgmma step: A and B descriptors differ; the kernel assumes one set")
-    return out[0]
+    """The 64-bit wgmma descriptors (start address 0) of the k-tile's four k16 slices: the k-blocks
+    of ``make_fragment_A`` of stage 0's ``sA``, consumer 0 (:mod:`gemm_wgmma_operands`); B's at
+    address 0 are the same (K-major, B128, SBO 1024 bytes)."""
+    from labkit.cuda.kernels.ladder.gemm_wgmma_operands import kernel_descriptors
 
-
-def _S(v):
-    from labkit.layout import S
-
-    return S(v)
-
-
-def _tile_layout(rows):
-    from labkit.layout import tile_to_shape
-
-    return tile_to_shape(gmma_layout_atom("K", "SW128", 16), (_S(rows), _S(BK)))
+    base, steps = kernel_descriptors(cfg)
+    return [base + s for s in steps]
 
 
 def _mma_name(cfg):
@@ -157,9 +139,11 @@ def _mma_name(cfg):
 def statements(cfg=None, name="gemm_wgmma"):
     """The tagged statements (:mod:`labkit.cuda.kernels.ladder.gemm_statements`) of ``cfg``'s kernel."""
     cfg = cfg or CONFIGS[DEFAULT]
-    descs = k_descriptors(cfg)
-    base = descs[0]
-    steps = [d - base for d in descs]
+    from labkit.cuda.kernels.ladder.gemm_wgmma_operands import kernel_descriptors
+
+    # make_fragment_A/B of each stage's sA, sB (CuTe's wgmma_tma_sm90): the descriptors' fixed bits
+    # and each k-block's step, checked for every stage and consumer
+    base, steps = kernel_descriptors(cfg)
     R = cfg.bn // 2
     S, SB, AB = cfg.stages, cfg.stage_bytes, cfg.a_bytes
     mma = _mma_name(cfg)
