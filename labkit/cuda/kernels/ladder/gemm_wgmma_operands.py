@@ -23,8 +23,8 @@ issues ``wgmma(da + step_k, db + step_k, ...)`` with those constants.
 >>> from labkit.cuda.kernels.ladder import gemm_wgmma as g
 >>> cfg = g.CONFIGS[g.DEFAULT]
 >>> tCrA, tCrB = fragments(cfg, stage=1, consumer=1)
->>> print(tCrA.layout), hex(int(tCrA.storage.deref(int(tCrA.layout(0, 0, 3))).encode()))
-(_1,_1,_4):(_0,_0,_2) 0x4000004000010e06
+>>> str(tCrA.layout), hex(fragment_descriptors(tCrA)[3])
+('(_1,_1,_4):(_0,_0,_2)', '0x4000004000010e06')
 >>> base, steps = kernel_descriptors(cfg)
 >>> hex(base), steps
 ('0x4000004000010000', (0, 2, 4, 6))
