@@ -12,7 +12,7 @@ ldmatrix and mma.sync, and the figures built on them.
 import importlib
 
 from ._version import __version__
-from .errors import LabkitError, LayoutError, DeviceError
+from .errors import LabkitError, LayoutError, DeviceError, ConfigError
 from .layout import *  # noqa: F401,F403
 from .layout import __all__ as _layout_all
 
@@ -22,7 +22,7 @@ _SUBMODULES = ("elements", "axe", "banks", "swizzle_atoms", "atoms", "tiled", "s
 # Submodules whose public names are also reachable as lk.<name>.
 _REEXPORT = ("atoms", "tiled", "axe", "banks", "swizzle_atoms", "sim")
 
-__all__ = ["__version__", "LabkitError", "LayoutError", "DeviceError", *_layout_all,
+__all__ = ["__version__", "LabkitError", "LayoutError", "DeviceError", "ConfigError", *_layout_all,
            *_SUBMODULES]
 
 

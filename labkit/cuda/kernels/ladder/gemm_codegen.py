@@ -37,7 +37,7 @@ from labkit.atoms.instructions import require_sm
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
 from labkit.cuda.kernels.ladder.gemm_layout import lane_expr, layout_offset, ldmatrix_lanes, tile_layout
 from labkit.cuda.kernels.ladder.gemm_statements import BARRIER, Writer, op_of, render
-from labkit.errors import DeviceError
+from labkit.errors import ConfigError, DeviceError
 
 __all__ = ["INTRINSICS", "TYPES", "mma_name", "statements", "kernel_source"]
 
@@ -50,6 +50,7 @@ INTRINSICS = {name: op_of(name) for name in (
     "fence_mbarrier_init", "mbarrier_arrive_expect_tx", "mbarrier_try_wait", "tma_load_2d", BARRIER)}
 #: the scalar types a generated kernel converts to (numba's, by these names)
 TYPES = ("uint16", "uint32", "int32", "float32")
+_SMEM_WORDS = {"plain": "row-major", "swizzle": "swizzled", "tma": "swizzled", "custom": "its own layout of"}
 _BARRIER = BARRIER
 
 
@@ -92,7 +93,7 @@ def statements(cfg, acc, sm, name="gemm_tc", static_smem=False):
     stages = cfg.stages_for(sm)
     dbuf = cfg.double_buffer_for(sm)
     SB = cfg.stage_bytes()
-    B_OFF = bm * bk * 2  # bytes from a stage's A tile to its B tile
+    B_OFF = 2 * cfg.tile_elements(bm)  # bytes from a stage's A tile to its B tile
     chunks = bk // 8  # 16-byte chunks per row
     rpp = T // chunks  # rows one copy pass covers
     PA, PB = bm // rpp, bn // rpp
@@ -108,13 +109,13 @@ def statements(cfg, acc, sm, name="gemm_tc", static_smem=False):
         """Elements from row r to row r + rows, the same for every r < span and column."""
         d = offset(rows, 0) - offset(0, 0)
         if any(offset(r + rows, k) - offset(r, k) != d for r in range(span) for k in range(bk)):
-            raise DeviceError(f"config: the {kind} layout is not a translation by {rows} rows ({cfg})")
+            raise ConfigError(f"config: the {kind} layout is not a translation by {rows} rows ({cfg})")
         return d
 
     w = _Kernel()
     w.header(f"def {name}(A, B, C, M, N, K{', maps' if tma else ''}):")
     w.doc(f'"""{bm}x{bn}x{bk} CTA tile, {cfg.warps_m}x{cfg.warps_n} warps of {wtm}x{wtn}, '
-          f'{stages} stage(s), {"swizzled" if cfg.swizzle else "row-major"} shared memory, '
+          f'{stages} stage(s), {_SMEM_WORDS[kind]} shared memory, '
           f'{mma} ({acc} accumulate)."""')
     with w.concept("sA"):
         w.code(f"smem = cuda.shared.array({cfg.smem_bytes(sm) // 2 if static_smem else 0}, uint16)")

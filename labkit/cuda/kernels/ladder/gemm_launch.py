@@ -30,7 +30,7 @@ from labkit.cuda.kernels.ladder.gemm_layout import tile_layout
 from labkit.cuda.kernels.ladder.gemm_tma_maps import tensor_maps
 from labkit.cuda.offset_function import offset_function
 from labkit.cuda.program import KernelProgram
-from labkit.errors import DeviceError
+from labkit.errors import ConfigError, DeviceError
 
 __all__ = ["RULES", "namespace", "program", "build_kernel", "launch_config", "launch", "step_functions"]
 
@@ -101,48 +101,40 @@ def launch(step, cfg, A, B, C, acc, sm, name="gemm_tc"):
 def step_functions(step, name, configs, default=None, default_sm=80, loader=None):
     """``(statements, source, launch, kernel_config)`` of a ladder step built on ``gemm_codegen``.
 
-    ``configs`` is one :class:`TileConfig` (the functions then take no ``config``) or a dict of
-    named ones with ``default`` the step's own; ``loader`` (if given) is the only loader a
-    caller's own TileConfig may use.
+    ``configs`` is the step's one :class:`TileConfig` or a dict of named ones with ``default`` the
+    step's own. Every function takes ``config=``: a name of ``configs``, or any :class:`TileConfig`
+    (a copy of the step's with a field changed: ``dataclasses.replace(step.CONFIG, smem_layout=...)``);
+    ``loader`` (if given) is the only loader a caller's own TileConfig may use.
     """
+    named = {"default": configs} if isinstance(configs, TileConfig) else configs
+    default = "default" if isinstance(configs, TileConfig) else default
+
     def pick(config):
-        if isinstance(configs, TileConfig):
-            return configs
+        if config is None:
+            config = default
         if isinstance(config, TileConfig):
             if loader is not None and config.loader != loader:
-                raise DeviceError(f"config: step {step!r} needs loader={loader!r}, got {config.loader!r}")
+                raise ConfigError(f"config: step {step!r} needs loader={loader!r}, got {config.loader!r}")
             return config
-        if config not in configs:
-            raise DeviceError(f"config: must be a TileConfig or one of {sorted(configs)}, got {config!r}")
-        return configs[config]
+        if config not in named:
+            raise ConfigError(f"config: must be a TileConfig or one of {sorted(named)}, got {config!r}")
+        return named[config]
 
-    if isinstance(configs, TileConfig):
-        def step_statements(acc="f32", sm=default_sm):
-            return statements(pick(None), acc, sm, name)
+    def step_statements(acc="f32", sm=default_sm, config=None):
+        return statements(pick(config), acc, sm, name)
 
-        def source(acc="f32", sm=default_sm):
-            return kernel_source(pick(None), acc, sm, name)
+    def source(acc="f32", sm=default_sm, config=None):
+        return kernel_source(pick(config), acc, sm, name)
 
-        def step_launch(A, B, C, acc, sm):
-            return launch(step, pick(None), A, B, C, acc, sm, name)
+    def step_launch(A, B, C, acc, sm, config=None):
+        return launch(step, pick(config), A, B, C, acc, sm, name)
 
-        def kernel_config():
-            return pick(None), name
-    else:
-        def step_statements(acc="f32", sm=default_sm, config=default):
-            return statements(pick(config), acc, sm, name)
-
-        def source(acc="f32", sm=default_sm, config=default):
-            return kernel_source(pick(config), acc, sm, name)
-
-        def step_launch(A, B, C, acc, sm, config=default):
-            return launch(step, pick(config), A, B, C, acc, sm, name)
-
-        def kernel_config(config=default):
-            return pick(config), name
+    def kernel_config(config=None):
+        return pick(config), name
 
     step_statements.__doc__ = f"The tagged statements of step {step!r}'s kernel (gemm_codegen.statements)."
     source.__doc__ = f"The generated Python source of step {step!r}'s kernel."
-    step_launch.__doc__ = "Check the operands and return a no-argument function that launches the kernel once."
+    step_launch.__doc__ = ("Check the operands and the config (``config=``: a name or any TileConfig) and "
+                           "return a no-argument function that launches the kernel once.")
     kernel_config.__doc__ = f"(TileConfig, kernel name) of step {step!r}."
     return step_statements, source, step_launch, kernel_config

@@ -53,7 +53,7 @@ from labkit.atoms.instructions import WARPGROUP, require_sm
 from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set_dynamic_shared
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
 from labkit.cuda.kernels.ladder.gemm_statements import NO_INSTRUCTION, Writer, render
-from labkit.errors import DeviceError, InstructionError
+from labkit.errors import ConfigError, DeviceError, InstructionError
 
 __all__ = ["STEP", "WgmmaConfig", "CONFIGS", "DEFAULT", "RULES", "k_descriptors", "statements",
            "source", "launch", "kernel_config", "kernel_report", "WGMMA_CALLS"]
@@ -297,7 +297,7 @@ def _pick(config):
     if isinstance(config, WgmmaConfig):
         return config
     if config not in CONFIGS:
-        raise DeviceError(f"config: must be a WgmmaConfig or one of {sorted(CONFIGS)}, got {config!r}")
+        raise ConfigError(f"config: must be a WgmmaConfig or one of {sorted(CONFIGS)}, got {config!r}")
     return CONFIGS[config]
 
 

@@ -36,7 +36,7 @@ from labkit import layout as lk
 from labkit.atoms import mma_atom
 from labkit.atoms.gmma_layouts import gmma_layout_atom
 from labkit.atoms.instructions import WARPGROUP
-from labkit.errors import DeviceError
+from labkit.errors import ConfigError, DeviceError
 from labkit.tiled import make_tiled_mma
 
 __all__ = ["ATOM", "tiled_mma", "smem_layout", "smem_tensors", "fragments", "fragment_descriptors",
@@ -101,7 +101,7 @@ def kernel_descriptors(cfg):
             db = ((sa + cfg.a_bytes) >> 4) | base
             want = (tuple(da + s for s in steps), tuple(db + s for s in steps))
             if (fa, fb) != want:
-                raise DeviceError(f"config: stage {stage}, consumer {consumer}: the kernel's descriptors "
+                raise ConfigError(f"config: stage {stage}, consumer {consumer}: the kernel's descriptors "
                                   f"{[hex(d) for d in want[0] + want[1]]} differ from make_fragment_A/B's "
                                   f"{[hex(d) for d in fa + fb]}")
     return base, steps
