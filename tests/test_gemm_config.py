@@ -151,3 +151,21 @@ def test_configs_run_on_the_cuda_simulator():
     assert done.returncode == 0, done.stderr[-4000:]
     for step, (err, tol) in json.loads(done.stdout.strip().splitlines()[-1]).items():
         assert err <= tol, (step, err, tol)
+
+
+def test_one_error_class_for_a_wrong_step_or_config_everywhere():
+    from labkit.cuda.kernels.ladder import gemm_wgmma
+    from labkit.lab import ladder_trace
+
+    wrong = [lambda: gemm.step_module("fast"), lambda: ladder_trace.trace("fast"),
+             lambda: ladder_trace.trace("wgmma"), lambda: ladder_trace.gemm_block_dim("mma"),
+             lambda: gemm.kernel_report("naive", sm=80)]
+    for call in wrong:
+        with pytest.raises(ConfigError, match=r"^step: must be one of \("):
+            call()
+    configs = [lambda: TileConfig(bk=48), lambda: gemm_wgmma.source(config="nope"),
+               lambda: gemm_tma.source("f32", 90, config=gemm_pipeline.CONFIGS[gemm_pipeline.DEFAULT]),
+               lambda: ladder_trace.kernel_statements("mma", config=(64, 64, 32))]
+    for call in configs:
+        with pytest.raises(ConfigError, match=r"^config"):
+            call()

@@ -19,7 +19,8 @@ import types
 from dataclasses import dataclass, field
 
 from labkit.cuda.kernels.ladder.gemm import ALL_STEPS as STEPS
-from labkit.errors import LabkitError
+from labkit.cuda.kernels.ladder.gemm import check_step
+from labkit.errors import ConfigError, LabkitError
 
 __all__ = ["TRACED_STEPS", "step_config", "Trace", "trace", "gemm_block_dim", "kernel_lines", "kernel_statements"]
 
@@ -29,11 +30,7 @@ TRACED_STEPS = tuple(s for s in STEPS if s != "wgmma")
 
 
 def _module(step):
-    if step not in TRACED_STEPS:
-        if step in STEPS:
-            raise LabkitError(f"step {step!r} is not traced thread by thread (a warpgroup issues its MMAs); "
-                              f"traced steps: {', '.join(TRACED_STEPS)}")
-        raise LabkitError(f"step must be one of {', '.join(STEPS)}; got {step!r}")
+    check_step(step, TRACED_STEPS, " (traced thread by thread; wgmma's MMAs are a warpgroup's)")
     return importlib.import_module(f"labkit.cuda.kernels.ladder.gemm_{step}")
 
 
@@ -57,7 +54,7 @@ def _tensorcore(cfg, what):
     from labkit.cuda.kernels.ladder.gemm_config import TileConfig
 
     if not isinstance(cfg, TileConfig):
-        raise LabkitError(f"{what}: config must be a tensor-core step's TileConfig "
+        raise ConfigError(f"config: {what} needs a tensor-core step's TileConfig "
                           f"(step_config('mma'), ...); got {cfg!r}")
     return cfg
 
@@ -200,7 +197,7 @@ def gemm_block_dim(step):
         return tuple(_module("naive").BLOCK)
     if step == "smem":
         return (16, 16)
-    raise LabkitError(f"gemm_block_dim: step must be 'naive' or 'smem'; got {step!r}")
+    check_step(step, ("naive", "smem"))
 
 
 def kernel_statements(step, config=None, sm=90):
@@ -208,7 +205,7 @@ def kernel_statements(step, config=None, sm=90):
     or ``gemm_codegen.statements`` of ``config``), f32 accumulation."""
     mod = _module(step)
     if step in ("naive", "smem"):
-        raise LabkitError(f"step: {step!r} is a hand-written @cuda.jit kernel, not generated statements")
+        check_step(step, TRACED_STEPS[2:], " (the generated steps; naive and smem are hand-written @cuda.jit)")
     if config is None:
         return mod.statements("f32", sm)
     from labkit.cuda.kernels.ladder.gemm_codegen import statements
