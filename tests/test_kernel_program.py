@@ -87,6 +87,7 @@ def test_the_generated_intrinsics_keep_their_arity():
     assert list(inspect.signature(gemm_ptx.fence_mbarrier_init._defn).parameters) == ["typingctx"]
 
 
+@pytest.mark.slow
 def test_the_ladders_program_compiles_to_ptx_on_the_cpu():
     if ptx.SIMULATED:
         pytest.skip("compile_ptx is the GPU path")

@@ -147,6 +147,7 @@ def test_source_is_plain_integer_arithmetic():
     assert "448" in src and ">> 3" in src        # Sw<3,3,3>: yyy_mask = 0b111 << 6, shifted down 3
 
 
+@pytest.mark.slow
 def test_the_device_function_compiles_to_ptx_inline():
     from numba import cuda
 
