@@ -90,10 +90,10 @@ def test_a_layout_the_kernel_cannot_use_is_refused(layout, rule):
 
 
 def test_rows_must_step_by_a_constant():
-    # 8-row blocks 0, 2, 1, 3 in each group of 32 rows: injective, but row 16 sits 512 below row 0
-    # and row 32 sits 1536 below row 16
-    odd = lk.make_layout(((S(8), S(2), S(2), S(8)), S(64)), ((S(64), S(1024), S(512), S(2048)), S(1)))
-    with pytest.raises(ConfigError, match="rows down must move every element by the same offset"):
+    # 8-row blocks 3 to a group of 24 rows: injective, but 16 rows down from row 0 is +1024
+    # (block 0 -> 2) and from row 8 is +1536 (block 1 -> the next group's block 0)
+    odd = lk.make_layout(((S(8), S(3), S(6)), S(64)), ((S(64), S(512), S(2048)), S(1)))
+    with pytest.raises(ConfigError, match="16 rows down must move every element by the same offset"):
         TileConfig(smem_layout=odd)
 
 
@@ -169,3 +169,19 @@ def test_one_error_class_for_a_wrong_step_or_config_everywhere():
     for call in configs:
         with pytest.raises(ConfigError, match=r"^config"):
             call()
+
+
+def test_the_own_step_lab_reports_what_the_kernel_makes_of_a_layout():
+    from labkit.lab import own_step
+
+    t = own_step.try_layout("mma", padded(64))
+    # 16 ldmatrix.x4 of 4 phases each; 144-byte rows put a phase's 8 rows in 8 bank groups
+    assert t.accepted and t.ldmatrix == (64, 64) and t.step_ldmatrix == (512, 64)
+    assert t.stage_bytes == 2 * 2 * 64 * 72 and t.step_stage_bytes == 2 * 2 * 64 * 64
+    bad = own_step.try_layout("mma", lk.make_layout((S(64), S(64)), (S(66), S(1))))
+    assert not bad.accepted and bad.refused.startswith("config.smem_layout: ldmatrix and cp.async")
+    assert own_step.offsets_agree(lk.composition(lk.Swizzle(3, 3, 3), padded(64)))
+    rows = own_step.trial_table([t, bad])
+    assert rows[0][0] == "step" and rows[1][2] == "64 (64)" and rows[2][2] == "-"
+    with pytest.raises(ConfigError, match="step: must be one of"):
+        own_step.try_layout("tma", padded())

@@ -56,11 +56,9 @@ def step_config(step, small=False):
 
     gemm.check_step(step, LAB_STEPS, " (the steps whose shared-memory layout you may replace)")
     mod = gemm.step_module(step)
-    if step == "pipeline":
-        return mod.CONFIGS[mod.SIMULATOR if small else mod.DEFAULT]
-    cfg = mod.CONFIG
-    if small:
-        cfg = dataclasses.replace(cfg, bm=32, bn=32, bk=32, warps_m=1, warps_n=1, conflict_free=False)
+    cfg = mod.CONFIGS[mod.DEFAULT] if step == "pipeline" else mod.CONFIG
+    if small:       # the same bk (a layout of the step's tiles still fits), two warps of 16x32
+        cfg = dataclasses.replace(cfg, bm=32, bn=32, warps_m=2, warps_n=1, group_m=2, conflict_free=False)
     return cfg
 
 
@@ -75,7 +73,8 @@ def _run(step, cfg, M, N, K, seed):
 def try_layout(step, smem_layout, conflict_free=False, run=False, M=None, N=None, K=None, seed=0) -> Trial:
     """Step ``step`` (``"mma"``, ``"swizzle"`` or ``"pipeline"``) with ``smem_layout`` for its A and B
     tiles (see the module text). ``run=True`` launches it once on random inputs: on a GPU at
-    ``M = N = K = 1024`` by default, under the simulator with the step's small config at 64 x 64 x 128."""
+    ``M = N = K = 1024`` by default, under the simulator with a 32x32 tile of two warps at 64 x 64 x 128.
+    ``smem_layout`` needs rows for the tiles it is given (the step's ``max(bm, bn)``)."""
     from labkit.cuda import SIMULATED
     from labkit.cuda.kernels.ladder.gemm_smem_check import smem_conflicts
 
@@ -97,14 +96,15 @@ def try_layout(step, smem_layout, conflict_free=False, run=False, M=None, N=None
 def offsets_agree(layout, rows=None, cols=None) -> bool:
     """Whether ``lk.offset_function(layout)`` (what the kernel calls, here its Python function)
     gives ``layout(r, c)`` for every ``r < rows``, ``c < cols`` (default: the whole layout)."""
-    import labkit as lk
+    from labkit.cuda.offset_function import offset_function
+    from labkit.layout import ComposedLayout, Layout, size
 
-    if not isinstance(layout, (lk.Layout, lk.ComposedLayout)) or not isinstance(layout.shape, tuple) \
+    if not isinstance(layout, (Layout, ComposedLayout)) or not isinstance(layout.shape, tuple) \
             or len(layout.shape) != 2:
         raise LabkitError(f"layout: must be a rank-2 labkit layout; got {layout!r}")
-    rows = int(lk.size(layout.shape[0])) if rows is None else rows
-    cols = int(lk.size(layout.shape[1])) if cols is None else cols
-    f = lk.offset_function(layout).py_func
+    rows = int(size(layout.shape[0])) if rows is None else rows
+    cols = int(size(layout.shape[1])) if cols is None else cols
+    f = offset_function(layout).py_func
     return all(f(r, c) == int(layout(r, c)) for r in range(rows) for c in range(cols))
 
 

@@ -56,6 +56,18 @@ def _offsets(layout, rows, bk):
     return np.array([[f(r, k) for k in range(bk)] for r in range(rows)], np.int64)
 
 
+def _row_steps(cfg):
+    """``(rows, span)``: the kernel adds one constant for ``rows`` rows down to every row below
+    ``span``: the copy passes (``p * rows_per_pass``) and the ldmatrix atoms (``16 * i``)."""
+    steps = set()
+    if cfg.loader != "tma":
+        rpp = cfg.threads // (cfg.bk // 8)
+        steps |= {(p * rpp, rpp) for p in range(1, max(cfg.bm, cfg.bn) // rpp)}
+    mi, ni = cfg.atoms
+    steps |= {(16 * i, 16) for i in range(1, max(mi, ni // 2))}
+    return sorted(steps)
+
+
 def tile_elements(layout, rows, bk):
     """Elements a ``rows x bk`` tile of ``layout`` spans (its largest offset + 1), rounded up to
     64 (128 bytes, so the B tile after it starts on a bank-row boundary)."""
@@ -96,12 +108,11 @@ def check_smem_layout(cfg):
         r, c = (int(v) for v in np.argwhere(~ok)[0])
         _bad(f"ldmatrix and cp.async move 16 bytes (8 halves) of a row: columns {8 * c}..{8 * c + 7} of row {r} "
              f"must be 8 consecutive elements from a multiple of 8; they are at {chunks[r, c].tolist()}")
-    step = 16
-    if need > step:
-        d = off[step:] - off[:-step]
+    for rows, span in _row_steps(cfg):
+        d = off[rows:rows + span] - off[:span]
         if not (d == d[0, 0]).all():
             r, k = (int(v) for v in np.argwhere(d != d[0, 0])[0])
-            _bad(f"the kernel steps through rows by constants, so {step} rows down must move every element by "
+            _bad(f"the kernel steps through rows by constants, so {rows} rows down must move every element by "
                  f"the same offset: row 0 moves by {int(d[0, 0])}, ({r}, {k}) by {int(d[r, k])}")
     if cfg.loader == "tma":
         want = _offsets(smem_layout("tma", cfg.bk, rows=need), need, cfg.bk)
