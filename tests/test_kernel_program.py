@@ -121,3 +121,45 @@ def test_statement_ops_come_from_the_registry():
     assert w.statements[-1].op == "cp.async"
     with pytest.raises(DeviceError, match="op comes from the registry"):
         w.code("x = cp_async_cg_16(a, b, c)", call="cp_async_cg_16", op="ldmatrix")
+
+
+def _calls(path, attr):
+    tree = ast.parse(path.read_text())
+    out = []
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call):
+            f = n.func.func if isinstance(n.func, ast.Call) else n.func      # cuda.jit(**o)(fn)
+            if (isinstance(f, ast.Attribute) and f.attr == attr) or (isinstance(f, ast.Name) and f.id == attr):
+                out.append(n.lineno)
+        elif isinstance(n, (ast.FunctionDef,)):
+            for d in n.decorator_list:
+                d = d.func if isinstance(d, ast.Call) else d
+                if isinstance(d, ast.Attribute) and d.attr == attr and getattr(d.value, "id", "") == "cuda":
+                    out.append(n.lineno)
+    return out
+
+
+def test_every_kernel_is_made_by_the_program():
+    # numba's cuda.jit is reached from labkit.cuda.program only (and the Kernel it makes); every
+    # kernel of labkit, hand-written ones included, is a program's (@labkit.cuda.jit)
+    jits, kernels = {}, {}
+    for path in sorted((REPO / "labkit").rglob("*.py")):
+        rel = path.relative_to(REPO).as_posix()
+        if [ln for ln in _calls(path, "jit") if "cuda.jit" in path.read_text().splitlines()[ln - 1]]:
+            jits[rel] = True
+        if _calls(path, "Kernel") and rel != "labkit/cuda/launch.py":
+            kernels[rel] = True
+    assert set(jits) == {"labkit/cuda/program.py", "labkit/cuda/launch.py"}, jits
+    assert set(kernels) == {"labkit/cuda/program.py"}, kernels
+
+
+def test_jit_builds_through_the_program():
+    import labkit.cuda as lc
+    from labkit.cuda.kernels.experiments import exp_copy
+    from labkit.cuda.kernels.ladder import gemm_naive
+
+    assert lc.jit is __import__("labkit.cuda.program", fromlist=["jit"]).jit
+    k = gemm_naive._kernel("f32")
+    assert k.py_func.__name__ == "gemm_naive" and "def gemm_naive(A, B, C):" in KernelProgram.of(k.py_func).source
+    kernels = [v for v in vars(exp_copy).values() if type(v).__name__ == "Kernel"]
+    assert kernels, "exp_copy's kernels are labkit Kernels made by the program"

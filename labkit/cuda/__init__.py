@@ -15,8 +15,8 @@
 """
 
 from labkit.cuda import ptx
-from labkit.cuda.launch import Kernel, check_sm, device_name, device_sm, jit, required_sm, simulate_sm, sm_name
-from labkit.cuda.program import KernelProgram
+from labkit.cuda.launch import Kernel, check_sm, device_name, device_sm, required_sm, simulate_sm, sm_name
+from labkit.cuda.program import KernelProgram, jit
 from labkit.cuda.offset_function import offset_function
 
 __all__ = [

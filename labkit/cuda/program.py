@@ -1,9 +1,12 @@
 """One kernel program: Python source text and the names it calls, made into a kernel.
 
-Every kernel labkit writes as text (the GEMM ladder's generated steps, the wgmma probe, the
-epilogue experiment's kernels, a layout's offset function, a ladder step traced thread by thread)
-is a :class:`KernelProgram`: its ``name``, its ``source`` and the ``namespace`` the source refers
-to (intrinsics, numba's scalar types, ``cuda``). The program turns the text into a Python function
+Every kernel of labkit is a :class:`KernelProgram`: its ``name``, its ``source`` and the
+``namespace`` the source refers to (intrinsics, numba's scalar types, ``cuda``). Kernels written as
+text (the GEMM ladder's generated steps, the wgmma probe, the epilogue experiment's kernels, a
+layout's offset function, a ladder step traced thread by thread) start from the text; kernels
+written as Python functions (steps 1 and 2, the chapters' experiments, the trace kernels) start
+from the function (:meth:`KernelProgram.of`, or the decorator :func:`jit`, ``labkit.cuda.jit``).
+The program turns the text into a Python function
 once (:meth:`KernelProgram.function`, registered with ``linecache`` so a traceback shows the
 generated line), and from that function into what each caller needs:
 
@@ -31,11 +34,13 @@ source: the program defines no function 'f' (it defines g)
 
 from __future__ import annotations
 
+import inspect
 import linecache
+import textwrap
 
 from labkit.errors import DeviceError
 
-__all__ = ["KernelProgram"]
+__all__ = ["KernelProgram", "jit"]
 
 
 class KernelProgram:
@@ -51,11 +56,38 @@ class KernelProgram:
         if not isinstance(source, str):
             raise DeviceError(f"source: must be Python source text; got {type(source).__name__}")
         self.name = name
-        self.source = source
+        self._source = source
         self.namespace = dict(namespace)
         self.statements = statements
         self.label = label or name
         self._function = None
+
+    @classmethod
+    def of(cls, fn) -> "KernelProgram":
+        """The program of a kernel written as a Python function (its globals and closure are its
+        namespace; its source is read when asked for).
+
+        >>> def k(out):
+        ...     out[0] = 1
+        >>> KernelProgram.of(k).function() is k
+        True
+        """
+        if not callable(fn) or not hasattr(fn, "__code__"):
+            raise DeviceError(f"fn: must be a Python function (the kernel); got {fn!r}")
+        program = cls(fn.__name__, "", getattr(fn, "__globals__", {}), label=fn.__qualname__)
+        program.namespace = fn.__globals__
+        program._function = fn
+        return program
+
+    @property
+    def source(self) -> str:
+        """The kernel's Python source."""
+        if not self._source and self._function is not None:
+            try:
+                self._source = textwrap.dedent(inspect.getsource(self._function))
+            except (OSError, TypeError):
+                self._source = ""
+        return self._source
 
     def __repr__(self):
         return f"<labkit KernelProgram {self.label} ({self.source.count(chr(10))} lines)>"
@@ -81,14 +113,18 @@ class KernelProgram:
 
     def with_namespace(self, **names) -> "KernelProgram":
         """The same source over the namespace with ``names`` replaced or added."""
+        if self._function is not None and not self._source:
+            raise DeviceError(f"with_namespace: the program of the function {self.label} has no text to run "
+                              "over other names")
         return KernelProgram(self.name, self.source, {**self.namespace, **names}, statements=self.statements,
                              label=self.label)
 
     def kernel(self, min_sm=None, **options):
-        """:func:`labkit.cuda.jit` of the function: it refuses a GPU that cannot run it."""
-        from labkit.cuda.launch import jit
+        """A :class:`~labkit.cuda.launch.Kernel` of the function: numba's ``cuda.jit(**options)``
+        that refuses, before each launch, a GPU that cannot run it."""
+        from labkit.cuda.launch import Kernel
 
-        return jit(self.function(), min_sm=min_sm, **options)
+        return Kernel(self.function(), min_sm=min_sm, **options)
 
     def dispatcher(self, **options):
         """``numba.cuda.jit(**options)`` of the function (no options under the simulator)."""
@@ -113,3 +149,20 @@ class KernelProgram:
         from numba import cuda
 
         return cuda.compile_ptx(self.function(), signature, cc=cc, **options)[0]
+
+
+def jit(fn=None, *, min_sm=None, **options):
+    """``labkit.cuda.jit``: ``numba.cuda.jit`` through the kernel's :class:`KernelProgram`, plus a
+    check of the device's SM before every launch. Use as ``@jit`` or ``@jit(min_sm=80,
+    lineinfo=True)``; other options go to numba.
+
+    >>> from labkit.cuda import ptx
+    >>> @jit
+    ... def k(out):
+    ...     out[0] = ptx.ldmatrix_x1(0)
+    >>> k.min_sm
+    75
+    """
+    if fn is None:
+        return lambda f: KernelProgram.of(f).kernel(min_sm=min_sm, **options)
+    return KernelProgram.of(fn).kernel(min_sm=min_sm, **options)

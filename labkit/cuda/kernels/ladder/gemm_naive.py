@@ -15,6 +15,7 @@ import functools
 from numba import cuda
 
 from labkit.cuda import _numba
+from labkit.cuda.program import jit
 
 from labkit.cuda.kernels.ladder.gemm_common import check_operands, grid_2d
 from labkit.errors import ConfigError
@@ -32,7 +33,7 @@ RULES = dict(min_sm=53, k_multiple=1, align_bytes=2)
 def _kernel(acc):
     acc_t = _numba.types.float32 if acc == "f32" else _numba.types.float16
 
-    @cuda.jit(fastmath=False)
+    @jit(fastmath=False)
     def gemm_naive(A, B, C):
         n = cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x
         m = cuda.blockIdx.y * cuda.blockDim.y + cuda.threadIdx.y

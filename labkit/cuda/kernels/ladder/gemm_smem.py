@@ -17,6 +17,7 @@ import functools
 from numba import cuda
 
 from labkit.cuda import _numba
+from labkit.cuda.program import jit
 
 from labkit.cuda.kernels.ladder.gemm_common import check_operands, grid_2d
 from labkit.errors import ConfigError
@@ -63,7 +64,7 @@ def _kernel(acc, tile=TILE):
     LOADS_A = BM * BK // NT
     LOADS_B = BN * BK // NT
 
-    @cuda.jit(fastmath=False)
+    @jit(fastmath=False)
     def gemm_smem(A, B, C):
         M = C.shape[0]
         N = C.shape[1]
