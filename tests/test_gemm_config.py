@@ -185,3 +185,44 @@ def test_the_own_step_lab_reports_what_the_kernel_makes_of_a_layout():
     assert rows[0][0] == "step" and rows[1][2] == "64 (64)" and rows[2][2] == "-"
     with pytest.raises(ConfigError, match="step: must be one of"):
         own_step.try_layout("tma", padded())
+
+
+# ---------------------------------------------------------------------------------------------
+# on a GPU
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("step, layout", [("mma", "padded"), ("swizzle", "padded"), ("pipeline", "padded"),
+                                          ("pipeline", "xor")])
+def test_own_layouts_on_gpu(step, layout):
+    mod = gemm.step_module(step)
+    own = mod.CONFIGS[mod.DEFAULT] if step == "pipeline" else mod.CONFIG
+    rows = max(own.bm, own.bn)
+    L = padded(rows) if layout == "padded" else lk.composition(
+        lk.Swizzle(3, 3, 3), lk.make_layout((S(rows), S(64)), (S(64), S(1))))
+    cfg = dataclasses.replace(own, smem_layout=L, conflict_free=True)
+    for M, N, K in [(257, 263, 136), (1000, 776, 1032)]:
+        err, tol = gemm.check(step, M, N, K, acc="f32", config=cfg)
+        assert err <= tol, f"{step} {layout} {M}x{N}x{K}: relative error {err:.3g} over {tol:.3g}"
+
+
+@pytest.mark.gpu
+def test_offset_function_on_gpu():
+    import numpy as np
+    from numba import cuda
+
+    from labkit.cuda import jit
+
+    L = lk.composition(lk.Swizzle(3, 4, 3), lk.parse_layout("((_8,_2),(_8,_8)):((_64,_4096),(_1,_512))"))
+    off = lk.offset_function(L)
+
+    @jit
+    def kernel(out):
+        i = cuda.grid(1)
+        if i < out.shape[0] * out.shape[1]:
+            out[i % 16, i // 16] = off(i % 16, i // 16)
+
+    out = cuda.to_device(np.zeros((16, 64), np.int64))
+    kernel[4, 256](out)
+    want = np.array([[L(r, c) for c in range(64)] for r in range(16)])
+    assert (out.copy_to_host() == want).all()
