@@ -8,9 +8,10 @@ K-major. Unswizzled, element (r, k) sits at ``r*bk + k``; swizzled, at CuTe's
     offset(r, k) = (r // 8) * 8*bk + 64*(k // 8) + 8*((r % 8) ^ (k // 8)) + k % 8
 
 so the eight 16-byte rows one ldmatrix phase reads fall in eight different bank groups.
-The kernels do not hand-copy that formula: :func:`smem_layout` builds the CuTe layout and
-:func:`offset_source` reads its strides and the swizzle's bits, base and shift into the closed
-form the kernel calls (``smem_offset``); the lanes' ldmatrix addresses come from the
+The kernels do not hand-copy that formula: :func:`smem_layout` builds the CuTe layout (or a
+config brings its own, :func:`tile_layout`) and :func:`labkit.cuda.offset_function` compiles it
+into the device function the kernel calls (``smem_offset``; :func:`layout_offset` is the same
+function in plain Python, :func:`offset_source` its text); the lanes' ldmatrix addresses come from the
 registry's ldmatrix and the MMA atom's TV layouts (:func:`ldmatrix_lanes`). With the TMA loader
 the tiles are laid out as the TMA's 128-byte swizzle writes them (:func:`tma_offset`).
 
@@ -30,7 +31,6 @@ from labkit.errors import DeviceError
 __all__ = [
     "smem_layout",
     "offset_source",
-    "offset_function",
     "tile_layout",
     "layout_offset",
     "ldmatrix_lanes",
@@ -95,23 +95,14 @@ def tile_layout(cfg):
     return own if own is not None else smem_layout(cfg.smem_kind, cfg.bk)
 
 
-@functools.lru_cache(maxsize=None)
-def offset_function(kind, bk):
-    """``offset(r, k)`` of :func:`smem_layout` ``(kind, bk)`` as a Python function (the kernels
-    call the same layout compiled by :func:`labkit.cuda.offset_function`).
-
-    >>> offset_function("swizzle", 64)(9, 16), offset_function("plain", 64)(9, 16)
-    (664, 592)
-    """
-    return layout_offset(smem_layout(kind, bk))
-
-
 @functools.lru_cache(maxsize=256)
 def layout_offset(layout):
     """``layout``'s offset function in plain Python (:func:`labkit.cuda.offset_function`'s ``py_func``).
 
     >>> layout_offset(smem_layout("tma", 64))(1, 8)
     64
+    >>> layout_offset(smem_layout("swizzle", 64))(9, 16), layout_offset(smem_layout("plain", 64))(9, 16)
+    (664, 592)
     """
     from labkit.cuda.offset_function import offset_program
 
@@ -120,7 +111,7 @@ def layout_offset(layout):
 
 def plain_offset(r, k, bk):
     """Element offset of (row r, column k) in a row-major ``rows x bk`` tile."""
-    return offset_function("plain", bk)(r, k)
+    return layout_offset(smem_layout("plain", bk))(r, k)
 
 
 def tma_offset(r, k, bk):
@@ -133,7 +124,7 @@ def tma_offset(r, k, bk):
     >>> tma_offset(1, 8, 64), tma_offset(9, 0, 64)
     (64, 584)
     """
-    return offset_function("tma", bk)(r, k)
+    return layout_offset(smem_layout("tma", bk))(r, k)
 
 
 def swizzled_offset(r, k, bk):
@@ -145,7 +136,7 @@ def swizzled_offset(r, k, bk):
     >>> swizzled_offset(1, 8, 64)
     64
     """
-    return offset_function("swizzle", bk)(r, k)
+    return layout_offset(smem_layout("swizzle", bk))(r, k)
 
 
 def ldmatrix_lanes(operand):
