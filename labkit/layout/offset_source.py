@@ -7,7 +7,7 @@ Python source of ``name(c0, ..., c{r-1})``: one 1-D coordinate per top-level mod
 ``layout(c0, ..., c{r-1})`` takes them. Each mode's coordinate is split over its flattened shape
 colexicographically (CuTe's ``idx2crd``), the last sub-mode unbounded as in CuTe's ``crd2idx``;
 modes of size 1 and stride 0 drop out, and neighbours with ``n_i*d_i == d_{i+1}`` merge as CuTe's
-``coalesce`` merges them. A swizzle ``Sw<B,M,S>`` becomes ``y ^ ((y & yyy_mask) >> S)``; a
+``coalesce`` merges them. A swizzle ``Sw<B,M,S>`` becomes ``y ^ ((y >> S) & zzz_mask)`` (CuTe's ``(y & yyy_mask) >> S``); a
 ``Layout`` composed outside (``A o off o B``) evaluates ``A`` at the 1-D index ``off + B(c)``.
 
 :func:`labkit.cuda.offset_function` compiles the text into a ``@cuda.jit(device=True)`` function.
@@ -17,7 +17,7 @@ modes of size 1 and stride 0 drop out, and neighbours with ``n_i*d_i == d_{i+1}`
 >>> print(offset_source(sw), end="")
 def offset(c0, c1):
     y0 = 64 * c0 + c1
-    y1 = y0 ^ ((y0 & 448) >> 3)
+    y1 = y0 ^ ((y0 >> 3) & 56)
     return y1
 >>> print(offset_source(lk.parse_layout("((_2,_4),_8):((_1,_16),_2)")), end="")
 def offset(c0, c1):
@@ -83,8 +83,8 @@ def _apply(w, fn, args):
         (x,) = args
         if fn.bits == 0:
             return x
-        op = ">>" if fn.shift >= 0 else "<<"
-        return w.let(f"{x} ^ (({x} & {fn.yyy_mask}) {op} {abs(fn.shift)})")
+        op = ">>" if fn.shift >= 0 else "<<"        # (x & yyy) >> S == (x >> S) & zzz
+        return w.let(f"{x} ^ (({x} {op} {abs(fn.shift)}) & {fn.zzz_mask})")
     if isinstance(fn, ComposedLayout):
         inner = _apply(w, fn.layout_b, args)
         if int(fn.offset):

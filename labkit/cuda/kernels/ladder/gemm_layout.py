@@ -82,7 +82,7 @@ def offset_source(layout, name="offset"):
     >>> print(offset_source(smem_layout("tma", 64)), end="")
     def offset(c0, c1):
         y0 = 64 * c0 + c1
-        y1 = y0 ^ ((y0 & 448) >> 3)
+        y1 = y0 ^ ((y0 >> 3) & 56)
         return y1
     """
     return lk.offset_source(layout, name)
