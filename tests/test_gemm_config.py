@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from numba import cuda      # a global of the module: the simulator swaps kernels' globals
 
 import labkit as lk
 from labkit.cuda.kernels.ladder import gemm, gemm_mma, gemm_pipeline, gemm_swizzle, gemm_tma
@@ -209,7 +210,6 @@ def test_own_layouts_on_gpu(step, layout):
 @pytest.mark.gpu
 def test_offset_function_on_gpu():
     import numpy as np
-    from numba import cuda
 
     from labkit.cuda import jit
 
