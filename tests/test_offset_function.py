@@ -177,3 +177,8 @@ def test_one_compiled_function_per_layout():
 def test_a_non_layout_is_refused_naming_the_argument(bad):
     with pytest.raises(LayoutError, match="layout: must be a labkit Layout"):
         lk.offset_function(bad)
+
+
+def test_a_coordinate_layout_has_no_offset_function():
+    with pytest.raises(LayoutError, match="integer shapes and strides"):
+        lk.offset_function(lk.make_identity_layout((4, 8)))

@@ -28,7 +28,7 @@ def offset(c0, c1):
 from __future__ import annotations
 
 from ..errors import LayoutError
-from .int_tuple import flatten_tuple
+from .int_tuple import flatten_tuple, is_int
 from .layout import Layout
 from .swizzle import ComposedLayout, Swizzle
 
@@ -37,7 +37,13 @@ __all__ = ["offset_source"]
 
 def _flat(t):
     f = flatten_tuple(t)
-    return [int(v) for v in (f if isinstance(f, tuple) else (f,))]
+    out = []
+    for v in (f if isinstance(f, tuple) else (f,)):
+        if not is_int(v):
+            raise LayoutError(f"layout: offset_source needs integer shapes and strides (an offset, not a "
+                              f"coordinate: no ScaledBasis strides); got {v!r} in {t}")
+        out.append(int(v))
+    return out
 
 
 def _terms(x, shape, stride):
