@@ -43,7 +43,7 @@ from labkit.cuda.kernels.ladder.gemm_common import (
     tolerance,
 )
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
-from labkit.errors import ConfigError, DeviceError
+from labkit.errors import ConfigError
 
 __all__ = ["STEPS", "ALL_STEPS", "check_step", "step_module", "prepare", "gemm", "check", "kernel_report"]
 
