@@ -18,6 +18,7 @@ import numpy as np  # noqa: E402
 from numba import cuda, float32, uint32  # noqa: E402
 
 from labkit.cuda import ptx  # noqa: E402
+from labkit.cuda.program import KernelProgram  # noqa: E402
 
 
 def build(chains):
@@ -31,8 +32,7 @@ def build(chains):
         lines.append(f"        {cs} = MMA(a0, a1, a2, a3, b0, b1, {cs})")
     lines.append("    out[t] = " + " + ".join(f"c{c}_0" for c in range(chains)))
     scope = {"cuda": cuda, "float32": float32, "uint32": uint32, "MMA": ptx.mma_m16n8k16_f32f16f16f32}
-    exec("\n".join(lines), scope)
-    return cuda.jit(scope["kern"])
+    return KernelProgram("kern", "\n".join(lines) + "\n", scope).dispatcher()
 
 
 def main():

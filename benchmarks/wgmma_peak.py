@@ -30,7 +30,7 @@ from numba import cuda  # noqa: E402
 
 from labkit.cuda import ptx  # noqa: E402
 from labkit.cuda.kernels.probes import wgmma_probe as wp  # noqa: E402
-from labkit.cuda.launch import jit  # noqa: E402
+from labkit.cuda.program import KernelProgram  # noqa: E402
 
 FLOP_PER_WGMMA = 2 * 64 * 256 * 16
 KK = 64           # K of the tile: one 128-byte row
@@ -76,8 +76,7 @@ def build(wg: int, steps: int, **options):
     body = "\n".join(f"        acc = ptx.wgmma_m64n256k16_f32f16f16_ss(da + {2 * (s % 4)}, db + {2 * (s % 4)}, "
                       f"acc, 1, 1, 1, 0, 0)" for s in range(steps))
     scope = {"cuda": cuda, "numba": numba, "ptx": ptx, "R": R, "SMEM_WORDS": SMEM_WORDS}
-    exec(_SOURCE.format(name=name, threads=threads, body=body), scope)
-    return jit(scope[name], **options), threads
+    return KernelProgram(name, _SOURCE.format(name=name, threads=threads, body=body), scope).kernel(**options), threads
 
 
 def _median_ms(fn, reps=5):

@@ -12,7 +12,7 @@ ldmatrix and mma.sync, and the figures built on them.
 import importlib
 
 from ._version import __version__
-from .errors import LabkitError, LayoutError, DeviceError
+from .errors import LabkitError, LayoutError, DeviceError, ConfigError
 from .layout import *  # noqa: F401,F403
 from .layout import __all__ as _layout_all
 
@@ -22,7 +22,7 @@ _SUBMODULES = ("elements", "axe", "banks", "swizzle_atoms", "atoms", "tiled", "s
 # Submodules whose public names are also reachable as lk.<name>.
 _REEXPORT = ("atoms", "tiled", "axe", "banks", "swizzle_atoms", "sim")
 
-__all__ = ["__version__", "LabkitError", "LayoutError", "DeviceError", *_layout_all,
+__all__ = ["__version__", "LabkitError", "LayoutError", "DeviceError", "ConfigError", *_layout_all,
            *_SUBMODULES]
 
 
@@ -35,7 +35,15 @@ def _load(name):
         raise
 
 
+# Names of labkit.cuda reachable as lk.<name> (loaded, with numba, on first use).
+_CUDA_NAMES = ("offset_function", "KernelProgram")
+
+
 def __getattr__(name):
+    if name in _CUDA_NAMES:
+        value = getattr(_load("cuda"), name)
+        globals()[name] = value
+        return value
     if name in _SUBMODULES:
         mod = _load(name)
         if mod is None:
@@ -51,7 +59,7 @@ def __getattr__(name):
 
 
 def __dir__():
-    names = set(globals()) | set(_SUBMODULES)
+    names = set(globals()) | set(_SUBMODULES) | set(_CUDA_NAMES)
     for sub in _REEXPORT:
         mod = _load(sub)
         if mod is not None:

@@ -147,7 +147,7 @@ def test_kernel_offsets_are_pycutes_swizzled_layout(bk):
 
     b = (bk // 8).bit_length() - 1
     atom = Layout((8, (8, bk // 8)), (8, (1, 64)))
-    offset = gemm_layout.offset_function("swizzle", bk)
+    offset = gemm_layout.layout_offset(gemm_layout.smem_layout("swizzle", bk))
     for r in range(64):
         for k in range(bk):
             assert offset(r, k) == 8 * bk * (r // 8) + Swizzle(b, 3, 3)(atom(r % 8, k))

@@ -137,7 +137,7 @@ def test_every_cute_call_is_paired_with_the_steps_lines(step):
 
 
 def test_bad_arguments_are_named():
-    with pytest.raises(LabkitError, match="step must be one of"):
+    with pytest.raises(LabkitError, match="step: must be one of"):
         lt.step_config("cublas")
     with pytest.raises(LabkitError, match="M must be a positive int"):
         lc.cute_objects("pipeline", M=0, N=128, K=128)

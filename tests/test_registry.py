@@ -197,11 +197,20 @@ def _numba_uses(path):
     uses = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
-            uses |= {a.name for a in node.names if a.name.split(".")[0] in ("numba", "numba_cuda", "llvmlite")
-                     and a.name not in PUBLIC}
+            uses |= {a.name for a in node.names if (a.name.split(".")[0] in ("numba", "numba_cuda", "llvmlite")
+                                                    or a.name.startswith("cuda.bindings")) and a.name not in PUBLIC}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             if node.module.split(".")[0] in ("numba", "numba_cuda", "llvmlite") and node.module not in PUBLIC:
                 uses.add(node.module)
+            if node.module.startswith("cuda.bindings") or node.module in ("cuda.cuda", "cuda.cudart"):
+                uses.add(node.module)
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) \
+                and isinstance(node.args[0].value, str):  # resolve("numba.cuda.cudadrv...", ...), import_module
+            name = node.args[0].value
+            func = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if func in ("resolve", "import_module", "__import__") and name.split(".")[0] in (
+                    "numba", "numba_cuda", "llvmlite", "cuda") and name not in PUBLIC:
+                uses.add(name)
         elif isinstance(node, ast.Attribute):           # numba.types..., numba.core...
             chain = []
             cur = node
@@ -223,6 +232,15 @@ def test_numba_beyond_the_public_api_only_in_the_boundary():
         if uses and rel != "labkit/cuda/_numba.py":
             offenders[rel] = sorted(uses)
     assert set(offenders) <= NOT_YET_MOVED, {k: v for k, v in offenders.items() if k not in NOT_YET_MOVED}
+
+
+def test_the_boundary_check_catches_lookups_by_string(tmp_path):
+    sneaky = tmp_path / "sneaky.py"
+    sneaky.write_text("from labkit.cuda import _numba\n"
+                      "drv = _numba.resolve('numba.cuda.cudadrv.driver', 'driver')\n"
+                      "import importlib\nm = importlib.import_module('numba.core.config')\n"
+                      "from cuda.bindings import driver\n")
+    assert _numba_uses(sneaky) == {"numba.cuda.cudadrv.driver", "numba.core.config", "cuda.bindings"}
 
 
 def test_one_simulated_constant():

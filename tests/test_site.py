@@ -34,7 +34,7 @@ def test_labs_and_exercises_are_parts_of_the_toc():
     assert [p["caption"] for p in TOC["parts"]] == ["Before you start", "Chapters", "Labs", "Exercises", "Appendix"]
     # the page on the GPU comes before chapter 1
     assert part("Before you start") == ["book/00_gpu"]
-    assert part("Labs") == LABS and len(LABS) == 9
+    assert part("Labs") == LABS and len(LABS) == 10
     assert part("Exercises") == EXERCISES and len(EXERCISES) == 9
     # labs run at build time (cached), exercises are shown as handed out (never executed)
     execute = CONFIG["execute"]

@@ -29,9 +29,18 @@ from ..elements import element
 from ..errors import InstructionError
 from ..threads import WARP, WARPGROUP
 
-__all__ = ["WARP", "WARPGROUP", "arch_sm", "Instruction", "MmaInstruction", "LdmatrixInstruction",
+__all__ = ["WARP", "WARPGROUP", "OPS", "arch_sm", "Instruction", "MmaInstruction", "LdmatrixInstruction",
            "StmatrixInstruction", "CpAsyncInstruction", "InlineInstruction", "operand",
            "tv_coords"]
+
+#: the one vocabulary of PTX operations a kernel's statements are counted by (``Statement.op``):
+#: an entry's ``op`` is the longest of these its PTX text starts with (at a ``.`` or the end)
+OPS = ("mma", "ldmatrix", "stmatrix", "cp.async", "cp.async.commit_group", "cp.async.wait_group",
+       "cp.async.wait_all", "cp.async.bulk.tensor", "cvta.to.shared", "ld.global.v4", "st.shared.v4",
+       "st.global", "st.global.v2", "mbarrier.init", "mbarrier.arrive", "mbarrier.arrive.expect_tx",
+       "mbarrier.try_wait", "fence.mbarrier_init", "fence.proxy.async", "wgmma.fence", "wgmma.commit_group",
+       "wgmma.wait_group", "wgmma.mma_async", "setmaxnreg.inc", "setmaxnreg.dec", "ld.volatile.shared", "mov")
+
 
 @dataclass(frozen=True)
 class Instruction:
@@ -44,6 +53,21 @@ class Instruction:
     kind: str
     arch: str = ""
     threads: int = WARP
+
+    @property
+    def op(self) -> str:
+        """The operation it counts as (one of :data:`OPS`): the longest of them its PTX starts with.
+
+        >>> from labkit.atoms.instructions import instruction
+        >>> instruction("cp_async_cg_16").op, instruction("cp_async_commit_group").op
+        ('cp.async', 'cp.async.commit_group')
+        """
+        text = self.ptx.split()[0].rstrip(";") if self.ptx else ""
+        found = [o for o in OPS if text == o or text.startswith(o + ".")]
+        if not found:
+            raise InstructionError(f"{self.name}: its PTX {self.ptx!r} starts with none of the operations "
+                                   f"labkit counts (records.OPS)")
+        return max(found, key=len)
 
     def runs_on(self, sm: int) -> bool:
         """Whether a GPU of SM ``sm`` runs it: at least ``min_sm``, and exactly the arch's SM

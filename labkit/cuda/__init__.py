@@ -15,7 +15,9 @@
 """
 
 from labkit.cuda import ptx
-from labkit.cuda.launch import Kernel, check_sm, device_name, device_sm, jit, required_sm, simulate_sm, sm_name
+from labkit.cuda.launch import Kernel, check_sm, device_name, device_sm, required_sm, simulate_sm, sm_name
+from labkit.cuda.program import KernelProgram, jit
+from labkit.cuda.offset_function import offset_function
 
 __all__ = [
     "ptx",
@@ -28,6 +30,8 @@ __all__ = [
     "sm_name",
     "check_sm",
     "SIMULATED",
+    "KernelProgram",
+    "offset_function",
 ]
 
 from labkit.cuda._numba import SIMULATED  # noqa: E402  (the one constant: ptx.SIMULATED is SIMULATED)

@@ -17,7 +17,7 @@ shared-memory loads and stores. One intrinsic is made per entry of the instructi
 from __future__ import annotations
 
 from labkit.atoms.instructions import ADDRESS, CP_ASYNC, INSTRUCTIONS
-from labkit.cuda._numba import (TypingError, element_pointer_as_int, intrinsic, intrinsic_prefer_literal,
+from labkit.cuda._numba import (TypingError, element_pointer_as_int, fixed_arity, intrinsic, intrinsic_prefer_literal,
                                 ir, types)
 
 _i32 = ir.IntType(32)
@@ -139,11 +139,9 @@ def _make_stmatrix(ins):
 
         return sig, codegen
 
-    # numba's @intrinsic needs a fixed argument list: build one with the right arity.
-    params = ", ".join(["addr"] + [f"r{i}" for i in range(num)])
-    scope = {"_typer": typer}
-    exec(f"def {name}(typingctx, {params}):\n    return _typer(typingctx, {params})\n", scope)
-    return _named_intrinsic(scope[name], name,
+    # numba's @intrinsic needs a fixed argument list: one with the right arity.
+    fixed = fixed_arity(name, ["addr"] + [f"r{i}" for i in range(num)], typer)
+    return _named_intrinsic(fixed, name,
                             f"``{text} [addr], {{r...}}``: store {num} matrices, one 32-bit register each.")
 
 
@@ -187,11 +185,9 @@ def _make_mma(ins):
 
         return sig, codegen
 
-    # numba's @intrinsic needs a fixed argument list: build one with the right arity.
-    params = ", ".join(f"x{i}" for i in range(n_args))
-    scope = {"_typer": typer}
-    exec(f"def {name}(typingctx, {params}):\n    return _typer(typingctx, {params})\n", scope)
-    return _named_intrinsic(scope[name], name, f"``{text}``: ({na} A, {nb} B, {nc} C registers) -> {n_out} D {ckind} registers.")
+    # numba's @intrinsic needs a fixed argument list: one with the right arity.
+    fixed = fixed_arity(name, [f"x{i}" for i in range(n_args)], typer)
+    return _named_intrinsic(fixed, name, f"``{text}``: ({na} A, {nb} B, {nc} C registers) -> {n_out} D {ckind} registers.")
 
 
 

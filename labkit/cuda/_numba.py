@@ -32,7 +32,8 @@ from labkit.errors import DeviceError
 __all__ = ["NumbaBoundaryError", "WRITTEN_FOR", "NUMBA_CUDA_VERSION", "SIMULATED", "resolve",
            "intrinsic", "intrinsic_prefer_literal", "types", "TypingError", "cgutils_get_item_pointer", "cgutils_unpack_tuple",
            "ir", "simulator_shared_class", "simulator_thread", "simulator_aborted", "simulator_array", "as_dtype", "NumbaType", "driver_version",
-           "element_pointer_as_int", "index_values", "inline_asm"]
+           "element_pointer_as_int", "index_values", "inline_asm", "fixed_arity", "kernel_set_attribute",
+           "driver_api"]
 
 WRITTEN_FOR = "0.30"
 """The numba-cuda release series this boundary was written and tested against."""
@@ -142,6 +143,48 @@ def simulator_array(arr):
 def driver_version():
     """``(major, minor)`` of the CUDA driver API numba talks to (GPU only)."""
     return tuple(resolve("numba.cuda.cudadrv.driver", "driver").get_version())
+
+
+def kernel_set_attribute(dispatcher, attribute, value, device_id):
+    """Set the driver's ``CU_FUNC_ATTRIBUTE_<attribute>`` to ``value`` on every compiled kernel of
+    ``dispatcher`` (``cuKernelSetAttribute``; GPU only). The handle comes through numba-cuda's public
+    API (each overload's ``library.get_cufunc()``), the driver and its enum from here."""
+    binding = resolve("numba.cuda.cudadrv.driver", "binding")
+    driver = resolve("numba.cuda.cudadrv.driver", "driver")
+    attr = getattr(binding.CUfunction_attribute, f"CU_FUNC_ATTRIBUTE_{attribute}")
+    for kernel in dispatcher.overloads.values():
+        driver.cuKernelSetAttribute(attr, value, kernel.library.get_cufunc().handle, device_id)
+
+
+def driver_api():
+    """The CUDA driver's Python bindings numba-cuda itself uses (``cuda.bindings.driver``), for the
+    calls numba has no wrapper of (``cuTensorMapEncodeTiled``)."""
+    return importlib.import_module("cuda.bindings.driver")
+
+
+def fixed_arity(name, params, typer, doc=None):
+    """A typing function ``name(typingctx, *params)`` for numba's ``@intrinsic``, which reads the
+    intrinsic's argument list from the function's signature: ``typer(typingctx, *args)`` behind an
+    ``inspect.Signature`` of exactly ``params`` (no generated source).
+
+    >>> import inspect
+    >>> f = fixed_arity("add3", ("a", "b", "c"), lambda ctx, *xs: (ctx, xs))
+    >>> str(inspect.signature(f)), f("ctx", 1, 2, 3)
+    ('(typingctx, a, b, c)', ('ctx', (1, 2, 3)))
+    """
+    import inspect
+
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    signature = inspect.Signature([inspect.Parameter(p, kind) for p in ("typingctx", *params)])
+
+    def typing(*args, **kwargs):
+        bound = signature.bind(*args, **kwargs)
+        return typer(*bound.args)
+
+    typing.__signature__ = signature
+    typing.__name__ = typing.__qualname__ = name
+    typing.__doc__ = doc
+    return typing
 
 
 # --- lowering helpers every intrinsic shares ----------------------------------------------------

@@ -1,6 +1,6 @@
-"""Kernels that check the GPU before they launch: ``labkit.cuda.jit``.
+"""Kernels that check the GPU before they launch: :class:`Kernel`, what ``labkit.cuda.jit`` makes.
 
-``jit`` wraps ``numba.cuda.jit``. It reads the kernel's source names (and those of the
+A :class:`Kernel` wraps ``numba.cuda.jit``. It reads the kernel's source names (and those of the
 device functions it calls) for :mod:`labkit.cuda.ptx` instructions, so the kernel knows
 the oldest SM that can run it. Launching (``kernel[grid, block](...)``) first checks the
 current device and raises :class:`labkit.errors.DeviceError` with the reason when the
@@ -31,7 +31,7 @@ from labkit.cuda import ptx
 from labkit.errors import DeviceError, InstructionError
 from labkit.atoms.records import arch_sm
 
-__all__ = ["jit", "Kernel", "required_sm", "device_sm", "device_name", "simulate_sm", "sm_name", "check_sm",
+__all__ = ["Kernel", "required_sm", "device_sm", "device_name", "simulate_sm", "sm_name", "check_sm",
            "check_arch"]
 
 _simulated_sm = [None]
@@ -195,7 +195,8 @@ class Kernel:
 
     ``kernel[grid, block](*args)`` or ``kernel[grid, block, stream, dynamic_smem](*args)``
     as with numba. ``min_sm``: the largest of the instructions' minimum SMs and the
-    ``min_sm`` given to :func:`jit`. ``uses``: the instructions found.
+    ``min_sm`` given to ``labkit.cuda.jit``. ``uses``: the instructions found. Made by a
+    :class:`~labkit.cuda.program.KernelProgram` (``program.kernel()``, ``labkit.cuda.jit``).
     """
 
     def __init__(self, fn, min_sm=None, **options):
@@ -219,13 +220,3 @@ class Kernel:
 
     def __repr__(self):
         return f"<labkit kernel {self.__name__} (min {sm_name(self.min_sm)})>"
-
-
-def jit(fn=None, *, min_sm=None, **options):
-    """``numba.cuda.jit`` for kernels, plus a check of the device's SM before every launch.
-
-    Use as ``@jit`` or ``@jit(min_sm=80, lineinfo=True)``; other options go to numba.
-    """
-    if fn is None:
-        return lambda f: Kernel(f, min_sm=min_sm, **options)
-    return Kernel(fn, min_sm=min_sm, **options)

@@ -9,7 +9,8 @@ compares them. The modules beside it:
 - :mod:`~labkit.lab.ldmatrix_order`: ldmatrix-to-mma register order;
 - :mod:`~labkit.lab.ladder_banks`, :mod:`~labkit.lab.kernel_source`,
   :mod:`~labkit.lab.ladder_cute`: the GEMM ladder's bank accounting, instruction counts and
-  its steps beside the CuTe calls they stand for;
+  its steps beside the CuTe calls they stand for; :mod:`~labkit.lab.own_step`, a step with the
+  reader's own shared-memory layout (lab 9);
 - :mod:`~labkit.lab.measurements`: the measured figures the book cites.
 
 >>> from labkit import lab

@@ -19,7 +19,8 @@ import types
 from dataclasses import dataclass, field
 
 from labkit.cuda.kernels.ladder.gemm import ALL_STEPS as STEPS
-from labkit.errors import LabkitError
+from labkit.cuda.kernels.ladder.gemm import check_step
+from labkit.errors import ConfigError, LabkitError
 
 __all__ = ["TRACED_STEPS", "step_config", "Trace", "trace", "gemm_block_dim", "kernel_lines", "kernel_statements"]
 
@@ -29,11 +30,7 @@ TRACED_STEPS = tuple(s for s in STEPS if s != "wgmma")
 
 
 def _module(step):
-    if step not in TRACED_STEPS:
-        if step in STEPS:
-            raise LabkitError(f"step {step!r} is not traced thread by thread (a warpgroup issues its MMAs); "
-                              f"traced steps: {', '.join(TRACED_STEPS)}")
-        raise LabkitError(f"step must be one of {', '.join(STEPS)}; got {step!r}")
+    check_step(step, TRACED_STEPS, " (traced thread by thread; wgmma's MMAs are a warpgroup's)")
     return importlib.import_module(f"labkit.cuda.kernels.ladder.gemm_{step}")
 
 
@@ -57,7 +54,7 @@ def _tensorcore(cfg, what):
     from labkit.cuda.kernels.ladder.gemm_config import TileConfig
 
     if not isinstance(cfg, TileConfig):
-        raise LabkitError(f"{what}: config must be a tensor-core step's TileConfig "
+        raise ConfigError(f"config: {what} needs a tensor-core step's TileConfig "
                           f"(step_config('mma'), ...); got {cfg!r}")
     return cfg
 
@@ -167,7 +164,9 @@ def trace(step, *, M=None, N=None, K=None, block=0, thread=0, config=None, sm=90
         fn(_Array("A", tr, (M, K)), _Array("B", tr, (N, K)), _Array("C", tr, (M, N)))
         return tr
     from labkit.cuda.kernels.ladder.gemm_codegen import INTRINSICS, kernel_source
-    from labkit.cuda.kernels.ladder.gemm_layout import offset_function
+    from labkit.cuda.kernels.ladder.gemm_layout import tile_layout
+    from labkit.cuda.offset_function import offset_program
+    from labkit.cuda.program import KernelProgram
 
     cfg = _tensorcore(cfg, "trace")
     M, N, K = M or cfg.bm, N or cfg.bn, K or 2 * cfg.bk
@@ -178,16 +177,16 @@ def trace(step, *, M=None, N=None, K=None, block=0, thread=0, config=None, sm=90
            else kernel_source(cfg, "f32", sm, name))
     scope = {"min": min, "max": max, "int32": int, "float32": lambda x: x,
              "uint32": lambda x: int(x) & 0xFFFFFFFF, "uint16": lambda x: int(x) & 0xFFFF,
-             "smem_offset": offset_function(cfg.smem_kind, cfg.bk),
+             "smem_offset": offset_program(tile_layout(cfg)).function(),
              "cuda": _fake_cuda(tr, thread, block, (cfg.threads,), ("smem",))}
     for key, op in INTRINSICS.items():
         if "." not in key:                          # cuda.syncthreads: the fake cuda records it
             scope[key] = _recorder(tr, key, op)
     scope["smem_addr"] = lambda arr, i: 0           # shared memory starts at byte 0
     # the kernel's own variables after it ran (m0, n0, crow, ...) are kept in Trace.variables
-    exec(compile(src + "    return locals()\n", f"<labkit ladder_trace {name}>", "exec"), scope)
-    out = scope[name](_Array("A", tr), _Array("B", tr), _Array("C", tr), M, N, K,
-                      *(("maps",) if cfg.loader == "tma" else ()))
+    program = KernelProgram(name, src + "    return locals()\n", scope, label=f"ladder_trace {name}")
+    out = program.function()(_Array("A", tr), _Array("B", tr), _Array("C", tr), M, N, K,
+                             *(("maps",) if cfg.loader == "tma" else ()))
     tr.variables = {k: v for k, v in out.items() if isinstance(v, (int, bool))}
     return tr
 
@@ -198,7 +197,7 @@ def gemm_block_dim(step):
         return tuple(_module("naive").BLOCK)
     if step == "smem":
         return (16, 16)
-    raise LabkitError(f"gemm_block_dim: step must be 'naive' or 'smem'; got {step!r}")
+    check_step(step, ("naive", "smem"))
 
 
 def kernel_statements(step, config=None, sm=90):
@@ -206,7 +205,7 @@ def kernel_statements(step, config=None, sm=90):
     or ``gemm_codegen.statements`` of ``config``), f32 accumulation."""
     mod = _module(step)
     if step in ("naive", "smem"):
-        raise LabkitError(f"step: {step!r} is a hand-written @cuda.jit kernel, not generated statements")
+        check_step(step, TRACED_STEPS[2:], " (the generated steps; naive and smem are hand-written @cuda.jit)")
     if config is None:
         return mod.statements("f32", sm)
     from labkit.cuda.kernels.ladder.gemm_codegen import statements

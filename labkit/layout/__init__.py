@@ -23,6 +23,7 @@ from .partition import (
 )
 from .text import parse_layout, parse_int_tuple, print_layout, layout_table, format_layout
 from .offsets import layout_offsets  # noqa: F401
+from .offset_source import offset_source
 
 __all__ = [
     "S", "is_static", "is_constant", "shape_div", "ceil_div", "product",
@@ -40,4 +41,5 @@ __all__ = [
     "Swizzle", "ComposedLayout", "make_composed_layout", "swizzle_strides",
     "SmemPtr", "SwizzlePtr", "SmemPtrFlag", "make_smem_ptr", "Tensor", "make_tensor", "make_fragment", "recast", "slice_layout",
     "parse_layout", "parse_int_tuple", "print_layout", "layout_table", "format_layout",
+    "offset_source",
 ]

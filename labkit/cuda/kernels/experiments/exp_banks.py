@@ -22,7 +22,7 @@ import numpy as np
 from numba import cuda, uint32
 
 from labkit.cuda import probe
-from labkit.cuda.launch import jit
+from labkit.cuda.program import jit
 from labkit.errors import DeviceError
 
 __all__ = ["SMEM_WORDS", "UNROLL", "check_args", "launch"]

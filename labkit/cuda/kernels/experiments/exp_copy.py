@@ -24,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda
 
-from labkit.cuda.launch import jit
+from labkit.cuda.program import jit
 from labkit.errors import DeviceError
 
 __all__ = ["BLOCK", "check_args", "launch", "copy"]

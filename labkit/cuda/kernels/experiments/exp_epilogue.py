@@ -184,12 +184,12 @@ def _build(key, source, name):
         from numba import cuda
 
         from labkit.cuda import probe
-        from labkit.cuda.launch import jit
+
+        from labkit.cuda.program import KernelProgram
 
         scope = {"cuda": cuda, "numba": numba, "ptx": ptx, "probe": probe, "st_shared_b32": st_shared_b32,
                  "ld_shared_v4": ld_shared_v4, "st_global_v4": st_global_v4}
-        exec(compile(source, f"<labkit epilogue kernel {key}>", "exec"), scope)
-        kernel = jit(scope[name])
+        kernel = KernelProgram(name, source, scope, label=f"epilogue {key}").kernel()
         kernel.source = source
         _KERNELS[key] = kernel
     return _KERNELS[key]

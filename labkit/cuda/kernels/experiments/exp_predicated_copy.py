@@ -35,7 +35,7 @@ import numpy as np
 from numba import cuda
 
 from labkit.cuda.kernels.ladder.gemm_ptx import ld_global_v4
-from labkit.cuda.launch import jit
+from labkit.cuda.program import jit
 from labkit.errors import DeviceError
 
 __all__ = ["TILE", "THREADS", "KINDS", "VECTOR", "check_args", "launch"]

@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 from numba import cuda, float32
 
-from labkit.cuda.launch import jit
+from labkit.cuda.program import jit
 from labkit.errors import DeviceError
 
 __all__ = ["KINDS", "TILE", "launch", "check_args"]

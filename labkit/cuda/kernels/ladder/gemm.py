@@ -43,9 +43,9 @@ from labkit.cuda.kernels.ladder.gemm_common import (
     tolerance,
 )
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
-from labkit.errors import DeviceError
+from labkit.errors import ConfigError
 
-__all__ = ["STEPS", "ALL_STEPS", "step_module", "prepare", "gemm", "check", "kernel_report"]
+__all__ = ["STEPS", "ALL_STEPS", "check_step", "step_module", "prepare", "gemm", "check", "kernel_report"]
 
 #: the mma.sync ladder the book's chapters and the recorded 2026-12-01 run walk through
 STEPS = ("naive", "smem", "mma", "swizzle", "pipeline", "tma")
@@ -63,10 +63,21 @@ def _sm(sm):
     return check_sm(sm)
 
 
+def check_step(step, steps=ALL_STEPS, why=""):
+    """``step`` if it is one of ``steps``; else the one error of a wrong step, a
+    :class:`~labkit.errors.ConfigError` naming the argument, the steps allowed and ``why``.
+
+    >>> check_step("tma")
+    'tma'
+    """
+    if step not in steps:
+        raise ConfigError(f"step: must be one of {tuple(steps)}{why}, got {step!r}")
+    return step
+
+
 def step_module(step):
     """The module that implements ``step`` (imported on first use)."""
-    if step not in ALL_STEPS:
-        raise DeviceError(f"step: must be one of {ALL_STEPS}, got {step!r}")
+    check_step(step)
     return importlib.import_module(f"labkit.cuda.kernels.ladder.gemm_{step}")
 
 
@@ -134,7 +145,7 @@ def kernel_report(step, acc="f32", sm=None, sass_path=None, **options):
     if hasattr(mod, "kernel_report"):  # a step with its own report (wgmma: HGMMA per k-tile)
         return mod.kernel_report(acc, _sm(sm), sass_path, **options)
     if not hasattr(mod, "kernel_config"):
-        raise DeviceError(f"step: {step!r} is not a tensor-core step (mma, swizzle, pipeline, tma)")
+        check_step(step, ("mma", "swizzle", "pipeline", "tma"), " (the tensor-core steps)")
     sm = _sm(sm)
     cfg, name = mod.kernel_config(**options)
     return gemm_sass.kernel_report(cfg, acc, sm, name, sass_path)

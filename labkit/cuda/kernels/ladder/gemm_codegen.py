@@ -33,52 +33,25 @@ columns below 0 are zero-filled (``cp.async`` with a source size of 0).
 
 from __future__ import annotations
 
-from labkit.atoms.instructions import instruction, require_sm
+from labkit.atoms.instructions import require_sm
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
-from labkit.cuda.kernels.ladder.gemm_layout import lane_expr, ldmatrix_lanes, offset_function
-from labkit.cuda.kernels.ladder.gemm_statements import Writer, render
-from labkit.errors import DeviceError
+from labkit.cuda.kernels.ladder.gemm_layout import lane_expr, layout_offset, ldmatrix_lanes, tile_layout
+from labkit.cuda.kernels.ladder.gemm_statements import BARRIER, Writer, op_of, render
+from labkit.errors import ConfigError, DeviceError
 
 __all__ = ["INTRINSICS", "TYPES", "mma_name", "statements", "kernel_source"]
 
-#: every intrinsic a generated kernel calls -> the PTX instruction it issues, as counted: a prefix
-#: of the instruction's PTX in the registry (``labkit.atoms.instructions``, which also gives its
-#: minimum SM); ``cuda.syncthreads`` is numba's ``bar.sync``
-INTRINSICS = {
-    "smem_addr": "cvta.to.shared",
-    "ldmatrix_x4": "ldmatrix",
-    "mma_m16n8k16_f32f16f16f32": "mma",
-    "mma_m16n8k16_f16f16f16f16": "mma",
-    "mma_m16n8k8_f32f16f16f32": "mma",
-    "mma_m16n8k8_f16f16f16f16": "mma",
-    "cp_async_16": "cp.async",
-    "cp_async_cg_16": "cp.async",
-    "cp_async_cg_16_zfill": "cp.async",
-    "cp_async_commit_group": "cp.async.commit_group",
-    "cp_async_wait_group": "cp.async.wait_group",
-    "ld_global_v4": "ld.global.v4",
-    "st_shared_v4": "st.shared.v4",
-    "st_global_u32": "st.global",
-    "st_global_v2_f32": "st.global.v2",
-    "mbarrier_init": "mbarrier.init",
-    "fence_mbarrier_init": "fence.mbarrier_init",
-    "mbarrier_arrive_expect_tx": "mbarrier.arrive.expect_tx",
-    "mbarrier_try_wait": "mbarrier.try_wait",
-    "tma_load_2d": "cp.async.bulk.tensor",
-    "cuda.syncthreads": "barrier",
-}
+#: every intrinsic a generated kernel calls -> the PTX operation it issues, as counted (the registry's
+#: ``Instruction.op``, which also gives its minimum SM); ``cuda.syncthreads`` is numba's ``bar.sync``
+INTRINSICS = {name: op_of(name) for name in (
+    "smem_addr", "ldmatrix_x4", "mma_m16n8k16_f32f16f16f32", "mma_m16n8k16_f16f16f16f16", "mma_m16n8k8_f32f16f16f32",
+    "mma_m16n8k8_f16f16f16f16", "cp_async_16", "cp_async_cg_16", "cp_async_cg_16_zfill", "cp_async_commit_group",
+    "cp_async_wait_group", "ld_global_v4", "st_shared_v4", "st_global_u32", "st_global_v2_f32", "mbarrier_init",
+    "fence_mbarrier_init", "mbarrier_arrive_expect_tx", "mbarrier_try_wait", "tma_load_2d", BARRIER)}
 #: the scalar types a generated kernel converts to (numba's, by these names)
 TYPES = ("uint16", "uint32", "int32", "float32")
-_BARRIER = "cuda.syncthreads"
-
-
-def _check_against_registry():
-    for name, op in INTRINSICS.items():
-        if name != _BARRIER and not instruction(name).ptx.startswith(op):
-            raise DeviceError(f"INTRINSICS: {name} counts as {op!r}, but the registry's PTX is {instruction(name).ptx!r}")
-
-
-_check_against_registry()
+_SMEM_WORDS = {"plain": "row-major", "swizzle": "swizzled", "tma": "swizzled", "custom": "its own layout of"}
+_BARRIER = BARRIER
 
 
 def mma_name(acc, sm):
@@ -95,7 +68,7 @@ def mma_name(acc, sm):
 class _Kernel(Writer):
     def call(self, text, call, **tags):
         """A statement that calls intrinsic ``call`` (its PTX instruction from :data:`INTRINSICS`)."""
-        self.code(text, call=call, op=INTRINSICS[call], **tags)
+        self.code(text, call=call, **tags)
 
     def sync(self, comment="", **tags):
         self.call("cuda.syncthreads()" + (f"  # {comment}" if comment else ""), _BARRIER, **tags)
@@ -120,7 +93,7 @@ def statements(cfg, acc, sm, name="gemm_tc", static_smem=False):
     stages = cfg.stages_for(sm)
     dbuf = cfg.double_buffer_for(sm)
     SB = cfg.stage_bytes()
-    B_OFF = bm * bk * 2  # bytes from a stage's A tile to its B tile
+    B_OFF = 2 * cfg.tile_elements(bm)  # bytes from a stage's A tile to its B tile
     chunks = bk // 8  # 16-byte chunks per row
     rpp = T // chunks  # rows one copy pass covers
     PA, PB = bm // rpp, bn // rpp
@@ -129,20 +102,20 @@ def statements(cfg, acc, sm, name="gemm_tc", static_smem=False):
     if tma and sm < 90:
         raise DeviceError(f"sm: loader='tma' needs sm_90 (TMA, mbarrier transactions), got sm_{sm}")
     kind = cfg.smem_kind
-    offset = offset_function(kind, bk)
+    offset = layout_offset(tile_layout(cfg))
     a_lane, b_lane = ldmatrix_lanes("A"), ldmatrix_lanes("B")
 
     def row_shift(rows, span):
         """Elements from row r to row r + rows, the same for every r < span and column."""
         d = offset(rows, 0) - offset(0, 0)
         if any(offset(r + rows, k) - offset(r, k) != d for r in range(span) for k in range(bk)):
-            raise DeviceError(f"config: the {kind} layout is not a translation by {rows} rows ({cfg})")
+            raise ConfigError(f"config: the {kind} layout is not a translation by {rows} rows ({cfg})")
         return d
 
     w = _Kernel()
     w.header(f"def {name}(A, B, C, M, N, K{', maps' if tma else ''}):")
     w.doc(f'"""{bm}x{bn}x{bk} CTA tile, {cfg.warps_m}x{cfg.warps_n} warps of {wtm}x{wtn}, '
-          f'{stages} stage(s), {"swizzled" if cfg.swizzle else "row-major"} shared memory, '
+          f'{stages} stage(s), {_SMEM_WORDS[kind]} shared memory, '
           f'{mma} ({acc} accumulate)."""')
     with w.concept("sA"):
         w.code(f"smem = cuda.shared.array({cfg.smem_bytes(sm) // 2 if static_smem else 0}, uint16)")
@@ -341,7 +314,7 @@ def _tma_pipeline(w, stages, SB, B_OFF, bk, KK, load_frags, mmas):
 
     def wait(comment):
         with w.block(f"while mbarrier_try_wait(rbar, rphase) == 0:  # {comment}", call="mbarrier_try_wait",
-                     op=INTRINSICS["mbarrier_try_wait"], cute="wait_stage"):
+                     cute="wait_stage"):
             w.code("pass")
 
     with w.in_phase("prologue"):

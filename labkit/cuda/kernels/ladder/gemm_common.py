@@ -229,20 +229,12 @@ def set_dynamic_shared(dispatcher, nbytes):
 
     from labkit.cuda import _numba
 
-    binding = _numba.resolve("numba.cuda.cudadrv.driver", "binding")
-    driver = _numba.resolve("numba.cuda.cudadrv.driver", "driver")
-
     dev = cuda.get_current_device()
     limit = dev.MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
     if nbytes > limit:
         raise DeviceError(
             f"shared memory: the kernel needs {nbytes} bytes per block, this GPU allows {limit}"
         )
-    attrs = binding.CUfunction_attribute
-    for kernel in dispatcher.overloads.values():
-        handle = kernel.library.get_cufunc().handle  # public: _Kernel.library, CUDACodeLibrary.get_cufunc
-        if nbytes > 48 * 1024:
-            driver.cuKernelSetAttribute(attrs.CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, nbytes,
-                                        handle, dev.id)
-        driver.cuKernelSetAttribute(attrs.CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, 100,
-                                    handle, dev.id)
+    if nbytes > 48 * 1024:
+        _numba.kernel_set_attribute(dispatcher, "MAX_DYNAMIC_SHARED_SIZE_BYTES", nbytes, dev.id)
+    _numba.kernel_set_attribute(dispatcher, "PREFERRED_SHARED_MEMORY_CARVEOUT", 100, dev.id)

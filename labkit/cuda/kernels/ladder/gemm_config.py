@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from labkit.errors import DeviceError
+from labkit.errors import ConfigError, DeviceError
 
 __all__ = ["TileConfig", "check_sm"]
 
@@ -55,7 +55,13 @@ class TileConfig:
     (every thread copies 16-byte chunks) or ``"tma"`` (sm_90: one thread asks the Tensor Memory
     Accelerator for each whole A and B tile, which lands swizzled as CuTe's
     ``Swizzle<3,3,3> o (8,64):(64,1)``, the 128-byte TMA swizzle, and completes an mbarrier;
-    needs ``bk = 64``, tiles of at most 256 rows, double-buffered fragments).
+    needs ``bk = 64``, tiles of at most 256 rows, double-buffered fragments). ``smem_layout``: the
+    layout of the A and B tiles in shared memory, (row, column) -> fp16 element, any labkit layout
+    (None: row-major, or ``Swizzle<b,3,3>`` with ``swizzle``, or the TMA's; see
+    ``gemm_layout.smem_layout``), checked when the config is made by ``gemm_smem_check``: 16-byte
+    rows for ldmatrix and cp.async, one place per element, what the TMA writes.
+    ``conflict_free``: also refuse a layout whose ldmatrix reads or copy stores conflict in banks.
+    A rule broken raises :class:`~labkit.errors.ConfigError`.
     """
 
     bm: int = 128
@@ -70,10 +76,12 @@ class TileConfig:
     cache: str = "cg"
     max_registers: int | None = None
     loader: str = "cp.async"
+    smem_layout: object = None
+    conflict_free: bool = False
 
     def __post_init__(self):
         def bad(rule):
-            raise DeviceError(f"config: {rule} ({self})")
+            raise ConfigError(f"config: {rule} ({self})")
 
         if self.bk not in (16, 32, 64):
             bad("bk must be 16, 32 or 64")
@@ -93,13 +101,17 @@ class TileConfig:
             if self.bk != 64 or max(self.bm, self.bn) > 256 or not self.double_buffer or not self.swizzle:
                 bad("loader='tma' needs bk=64 (128-byte rows), bm and bn <= 256 (one TMA box), "
                     "swizzle and double_buffer")
-            return
-        chunks = self.bk // 8
-        if self.threads % chunks or (self.threads // chunks) % 8:
-            bad("threads / (bk/8) must be a multiple of 8 rows (one copy pass)")
-        rows = self.threads // chunks
-        if self.bm % rows or self.bn % rows:
-            bad(f"bm and bn must be multiples of the {rows} rows one copy pass covers")
+        else:
+            chunks = self.bk // 8
+            if self.threads % chunks or (self.threads // chunks) % 8:
+                bad("threads / (bk/8) must be a multiple of 8 rows (one copy pass)")
+            rows = self.threads // chunks
+            if self.bm % rows or self.bn % rows:
+                bad(f"bm and bn must be multiples of the {rows} rows one copy pass covers")
+        if self.smem_layout is not None or self.conflict_free:
+            from labkit.cuda.kernels.ladder.gemm_smem_check import check_smem_layout
+
+            check_smem_layout(self)
 
     @property
     def threads(self):
@@ -119,8 +131,20 @@ class TileConfig:
 
     @property
     def smem_kind(self):
-        """Layout of the tiles in shared memory (``gemm_layout.smem_layout``): plain, swizzle or tma."""
+        """Layout of the tiles in shared memory: the config's own (``"custom"``), or
+        ``gemm_layout.smem_layout``'s plain, swizzle or tma."""
+        if self.smem_layout is not None:
+            return "custom"
         return "tma" if self.loader == "tma" else ("swizzle" if self.swizzle else "plain")
+
+    def tile_elements(self, rows):
+        """fp16 elements one ``rows x bk`` tile takes in shared memory (its own layout's span,
+        rounded up to 128 bytes; ``rows * bk`` for the built-in layouts)."""
+        if self.smem_layout is None:
+            return rows * self.bk
+        from labkit.cuda.kernels.ladder.gemm_smem_check import tile_elements
+
+        return tile_elements(self.smem_layout, rows, self.bk)
 
     def stages_for(self, sm):
         """Stages the kernel really uses on SM ``sm`` (cp.async needs sm_80)."""
@@ -128,7 +152,7 @@ class TileConfig:
 
     def stage_bytes(self):
         """Bytes of one shared-memory stage (A tile, then B tile)."""
-        return (self.bm + self.bn) * self.bk * 2
+        return 2 * (self.tile_elements(self.bm) + self.tile_elements(self.bn))
 
     def smem_bytes(self, sm):
         """Dynamic shared memory of one CTA on SM ``sm`` (TMA: plus 1 KB of alignment slack, in

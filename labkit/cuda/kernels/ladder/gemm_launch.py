@@ -16,7 +16,6 @@ no-argument function that launches it; :func:`step_functions` gives a ladder ste
 from __future__ import annotations
 
 import functools
-import linecache
 
 import numba
 import numpy as np
@@ -27,30 +26,25 @@ from labkit.cuda.kernels.ladder import gemm_ptx
 from labkit.cuda.kernels.ladder.gemm_codegen import INTRINSICS, TYPES, kernel_source, statements
 from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set_dynamic_shared
 from labkit.cuda.kernels.ladder.gemm_config import TileConfig, check_sm
-from labkit.cuda.kernels.ladder.gemm_layout import offset_function
+from labkit.cuda.kernels.ladder.gemm_layout import tile_layout
 from labkit.cuda.kernels.ladder.gemm_tma_maps import tensor_maps
-from labkit.errors import DeviceError
+from labkit.cuda.offset_function import offset_function
+from labkit.cuda.program import KernelProgram
+from labkit.errors import ConfigError, DeviceError
 
-__all__ = ["RULES", "namespace", "build_kernel", "launch_config", "launch", "step_functions"]
+__all__ = ["RULES", "namespace", "program", "build_kernel", "launch_config", "launch", "step_functions"]
 
 #: operand rules of the tensor-core steps: ldmatrix/mma need sm_75; rows of A and B are
 #: copied 16 bytes at a time, so K % 8 == 0 and 16-byte-aligned pointers
 RULES = dict(min_sm=75, k_multiple=8, align_bytes=16)
 
 
-@functools.lru_cache(maxsize=None)
-def _jit_offset(fn):
-    if ptx.SIMULATED:
-        return fn
-    return cuda.jit(device=True, inline="always")(fn)
-
-
 def namespace(cfg):
     """What the generated source of ``cfg``'s kernel refers to: each intrinsic of
     :data:`~labkit.cuda.kernels.ladder.gemm_codegen.INTRINSICS`, numba's scalar types, ``cuda``,
-    ``min``/``max`` and the compiled ``smem_offset`` of its shared-memory layout."""
-    scope = {"cuda": cuda, "min": min, "max": max,
-             "smem_offset": _jit_offset(offset_function(cfg.smem_kind, cfg.bk))}
+    ``min``/``max`` and ``smem_offset``, its shared-memory layout compiled by
+    :func:`labkit.cuda.offset_function`."""
+    scope = {"cuda": cuda, "min": min, "max": max, "smem_offset": offset_function(tile_layout(cfg))}
     scope.update({t: getattr(_numba.types, t) for t in TYPES})
     for name in INTRINSICS:
         if "." not in name:
@@ -58,21 +52,23 @@ def namespace(cfg):
     return scope
 
 
+def program(cfg, acc, sm, name="gemm_tc", static_smem=False):
+    """The :class:`~labkit.cuda.program.KernelProgram` of ``cfg``'s kernel: the rendered statements
+    over :func:`namespace`."""
+    sts = statements(cfg, acc, check_sm(sm), name, static_smem)
+    from labkit.cuda.kernels.ladder.gemm_statements import render
+
+    return KernelProgram(name, render(sts), namespace(cfg), statements=sts,
+                         label=f"gemm {name} {cfg.bm}x{cfg.bn}x{cfg.bk} {acc} sm_{sm}")
+
+
 @functools.lru_cache(maxsize=None)
 def build_kernel(cfg, acc, sm, name="gemm_tc"):
     """Compile-on-first-launch numba kernel for ``cfg``, ``acc`` ("f32"/"f16") and SM ``sm``."""
-    sm = check_sm(sm)
-    src = kernel_source(cfg, acc, sm, name, static_smem=ptx.SIMULATED)
-    filename = f"<labkit gemm {name} {cfg.bm}x{cfg.bn}x{cfg.bk} {acc} sm_{sm}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    scope = namespace(cfg)
-    exec(compile(src, filename, "exec"), scope)
-    if ptx.SIMULATED:
-        return cuda.jit(scope[name])
     options = dict(fastmath=True, lineinfo=False)
     if cfg.max_registers:
         options["max_registers"] = cfg.max_registers
-    return cuda.jit(**options)(scope[name])
+    return program(cfg, acc, sm, name, static_smem=ptx.SIMULATED).dispatcher(**options)
 
 
 def launch_config(cfg, M, N, sm):
@@ -105,48 +101,40 @@ def launch(step, cfg, A, B, C, acc, sm, name="gemm_tc"):
 def step_functions(step, name, configs, default=None, default_sm=80, loader=None):
     """``(statements, source, launch, kernel_config)`` of a ladder step built on ``gemm_codegen``.
 
-    ``configs`` is one :class:`TileConfig` (the functions then take no ``config``) or a dict of
-    named ones with ``default`` the step's own; ``loader`` (if given) is the only loader a
-    caller's own TileConfig may use.
+    ``configs`` is the step's one :class:`TileConfig` or a dict of named ones with ``default`` the
+    step's own. Every function takes ``config=``: a name of ``configs``, or any :class:`TileConfig`
+    (a copy of the step's with a field changed: ``dataclasses.replace(step.CONFIG, smem_layout=...)``);
+    ``loader`` (if given) is the only loader a caller's own TileConfig may use.
     """
+    named = {"default": configs} if isinstance(configs, TileConfig) else configs
+    default = "default" if isinstance(configs, TileConfig) else default
+
     def pick(config):
-        if isinstance(configs, TileConfig):
-            return configs
+        if config is None:
+            config = default
         if isinstance(config, TileConfig):
             if loader is not None and config.loader != loader:
-                raise DeviceError(f"config: step {step!r} needs loader={loader!r}, got {config.loader!r}")
+                raise ConfigError(f"config: step {step!r} needs loader={loader!r}, got {config.loader!r}")
             return config
-        if config not in configs:
-            raise DeviceError(f"config: must be a TileConfig or one of {sorted(configs)}, got {config!r}")
-        return configs[config]
+        if config not in named:
+            raise ConfigError(f"config: must be a TileConfig or one of {sorted(named)}, got {config!r}")
+        return named[config]
 
-    if isinstance(configs, TileConfig):
-        def step_statements(acc="f32", sm=default_sm):
-            return statements(pick(None), acc, sm, name)
+    def step_statements(acc="f32", sm=default_sm, config=None):
+        return statements(pick(config), acc, sm, name)
 
-        def source(acc="f32", sm=default_sm):
-            return kernel_source(pick(None), acc, sm, name)
+    def source(acc="f32", sm=default_sm, config=None):
+        return kernel_source(pick(config), acc, sm, name)
 
-        def step_launch(A, B, C, acc, sm):
-            return launch(step, pick(None), A, B, C, acc, sm, name)
+    def step_launch(A, B, C, acc, sm, config=None):
+        return launch(step, pick(config), A, B, C, acc, sm, name)
 
-        def kernel_config():
-            return pick(None), name
-    else:
-        def step_statements(acc="f32", sm=default_sm, config=default):
-            return statements(pick(config), acc, sm, name)
-
-        def source(acc="f32", sm=default_sm, config=default):
-            return kernel_source(pick(config), acc, sm, name)
-
-        def step_launch(A, B, C, acc, sm, config=default):
-            return launch(step, pick(config), A, B, C, acc, sm, name)
-
-        def kernel_config(config=default):
-            return pick(config), name
+    def kernel_config(config=None):
+        return pick(config), name
 
     step_statements.__doc__ = f"The tagged statements of step {step!r}'s kernel (gemm_codegen.statements)."
     source.__doc__ = f"The generated Python source of step {step!r}'s kernel."
-    step_launch.__doc__ = "Check the operands and return a no-argument function that launches the kernel once."
+    step_launch.__doc__ = ("Check the operands and the config (``config=``: a name or any TileConfig) and "
+                           "return a no-argument function that launches the kernel once.")
     kernel_config.__doc__ = f"(TileConfig, kernel name) of step {step!r}."
     return step_statements, source, step_launch, kernel_config

@@ -8,9 +8,10 @@ K-major. Unswizzled, element (r, k) sits at ``r*bk + k``; swizzled, at CuTe's
     offset(r, k) = (r // 8) * 8*bk + 64*(k // 8) + 8*((r % 8) ^ (k // 8)) + k % 8
 
 so the eight 16-byte rows one ldmatrix phase reads fall in eight different bank groups.
-The kernels do not hand-copy that formula: :func:`smem_layout` builds the CuTe layout and
-:func:`offset_source` reads its strides and the swizzle's bits, base and shift into the closed
-form the kernel calls (``smem_offset``); the lanes' ldmatrix addresses come from the
+The kernels do not hand-copy that formula: :func:`smem_layout` builds the CuTe layout (or a
+config brings its own, :func:`tile_layout`) and :func:`labkit.cuda.offset_function` compiles it
+into the device function the kernel calls (``smem_offset``; :func:`layout_offset` is the same
+function in plain Python, :func:`offset_source` its text); the lanes' ldmatrix addresses come from the
 registry's ldmatrix and the MMA atom's TV layouts (:func:`ldmatrix_lanes`). With the TMA loader
 the tiles are laid out as the TMA's 128-byte swizzle writes them (:func:`tma_offset`).
 
@@ -30,7 +31,8 @@ from labkit.errors import DeviceError
 __all__ = [
     "smem_layout",
     "offset_source",
-    "offset_function",
+    "tile_layout",
+    "layout_offset",
     "ldmatrix_lanes",
     "lane_expr",
     "plain_offset",
@@ -66,77 +68,50 @@ def smem_layout(kind, bk, rows=256):
 
 
 def _terms(x, modes):
-    """Terms of ``sum_i ((x // prefix_i) % n_i) * d_i`` over ``modes`` [(n_i, d_i)], coalesced
-    as CuTe's ``coalesce`` does (``n_i*d_i == d_{i+1}`` merges two modes); the last mode is
-    unbounded, so the form continues past the layout's extent."""
-    merged = []
-    for n, d in modes:
-        if n == 1:
-            continue
-        if merged and merged[-1][1] * merged[-1][0] == d:
-            merged[-1] = (merged[-1][0] * n, merged[-1][1])
-        else:
-            merged.append((n, d))
-    terms, prefix = [], 1
-    for i, (n, d) in enumerate(merged):
-        if d:
-            t = x if prefix == 1 else f"({x} // {prefix})"
-            if i < len(merged) - 1:
-                t = f"({t} % {n})"
-            terms.append(t if d == 1 else f"{d} * {t}")
-        prefix *= n
-    return terms
+    """Terms of ``sum_i ((x // prefix_i) % n_i) * d_i`` over ``modes`` [(n_i, d_i)] (the lanes'
+    ldmatrix offsets; a layout's offsets are :func:`labkit.layout.offset_source`'s)."""
+    from labkit.layout.offset_source import _terms as terms
 
-
-def _mode_expr(x, shape, stride):
-    def flat(t):
-        f = lk.flatten(t)
-        return [int(v) for v in (f if isinstance(f, tuple) else (f,))]
-
-    return _terms(x, list(zip(flat(shape), flat(stride))))
+    return terms(x, tuple(n for n, _ in modes), tuple(d for _, d in modes))
 
 
 def offset_source(layout, name="offset"):
-    """Python source of ``name(r, k)``: ``layout``'s offset of (row r, column k) in closed form.
-
-    The strides come from the layout's row and column modes; a swizzle ``Sw<B,M,S>`` adds
-    ``y ^ ((y >> S) & mask)`` with its bits, base and shift.
+    """Python source of ``name(c0, c1)``: ``layout``'s offset of (row, column) in closed form
+    (:func:`labkit.layout.offset_source`).
 
     >>> print(offset_source(smem_layout("tma", 64)), end="")
-    def offset(r, k):
-        y = 64 * r + k
-        return y ^ ((y >> 3) & 56)
+    def offset(c0, c1):
+        y0 = 64 * c0 + c1
+        y1 = y0 ^ ((y0 >> 3) & 56)
+        return y1
     """
-    swz, inner = (layout.layout_a, layout.layout_b) if hasattr(layout, "layout_b") else (None, layout)
-    if swz is not None and int(layout.offset):
-        raise DeviceError(f"layout: offset_source needs a swizzle composed at offset 0, got {layout}")
-    terms = _mode_expr("r", inner.shape[0], inner.stride[0]) + _mode_expr("k", inner.shape[1], inner.stride[1])
-    lines = [f"def {name}(r, k):", f"    y = {' + '.join(terms) or '0'}"]
-    if swz is None or swz.bits == 0:
-        lines.append("    return y")
-    elif swz.shift > 0:
-        lines.append(f"    return y ^ ((y >> {swz.shift}) & {swz.zzz_mask})")
-    else:
-        lines.append(f"    return y ^ ((y << {-swz.shift}) & {swz.zzz_mask})")
-    return "\n".join(lines) + "\n"
+    return lk.offset_source(layout, name)
 
 
-@functools.lru_cache(maxsize=None)
-def offset_function(kind, bk):
-    """``offset(r, k)`` of :func:`smem_layout` ``(kind, bk)`` as a Python function (the kernels
-    call the same function compiled as a numba device function).
+def tile_layout(cfg):
+    """The shared-memory layout of ``cfg``'s A and B tiles, (row, column) -> element: the config's
+    own ``smem_layout``, or :func:`smem_layout` of its kind."""
+    own = getattr(cfg, "smem_layout", None)
+    return own if own is not None else smem_layout(cfg.smem_kind, cfg.bk)
 
-    >>> offset_function("swizzle", 64)(9, 16), offset_function("plain", 64)(9, 16)
+
+@functools.lru_cache(maxsize=256)
+def layout_offset(layout):
+    """``layout``'s offset function in plain Python (:func:`labkit.cuda.offset_function`'s ``py_func``).
+
+    >>> layout_offset(smem_layout("tma", 64))(1, 8)
+    64
+    >>> layout_offset(smem_layout("swizzle", 64))(9, 16), layout_offset(smem_layout("plain", 64))(9, 16)
     (664, 592)
     """
-    scope = {}
-    exec(compile(offset_source(smem_layout(kind, bk)), f"<labkit smem offset {kind} {bk}>", "exec"), scope)
-    return scope["offset"]
+    from labkit.cuda.offset_function import offset_program
+
+    return offset_program(layout).function()
 
 
 def plain_offset(r, k, bk):
     """Element offset of (row r, column k) in a row-major ``rows x bk`` tile."""
-    return offset_function("plain", bk)(r, k)
+    return layout_offset(smem_layout("plain", bk))(r, k)
 
 
 def tma_offset(r, k, bk):
@@ -149,7 +124,7 @@ def tma_offset(r, k, bk):
     >>> tma_offset(1, 8, 64), tma_offset(9, 0, 64)
     (64, 584)
     """
-    return offset_function("tma", bk)(r, k)
+    return layout_offset(smem_layout("tma", bk))(r, k)
 
 
 def swizzled_offset(r, k, bk):
@@ -161,7 +136,7 @@ def swizzled_offset(r, k, bk):
     >>> swizzled_offset(1, 8, 64)
     64
     """
-    return offset_function("swizzle", bk)(r, k)
+    return layout_offset(smem_layout("swizzle", bk))(r, k)
 
 
 def ldmatrix_lanes(operand):

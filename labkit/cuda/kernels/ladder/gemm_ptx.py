@@ -81,7 +81,7 @@ PTX = {name: ins.asm for name, ins in _REGISTRY.items()}
 
 
 def _gpu_bindings():
-    from labkit.cuda._numba import TypingError, element_pointer_as_int, intrinsic, ir, types
+    from labkit.cuda._numba import TypingError, element_pointer_as_int, fixed_arity, intrinsic, ir, types
 
     i32, i64 = ir.IntType(32), ir.IntType(64)
 
@@ -169,10 +169,7 @@ def _gpu_bindings():
 
             return sig, codegen
 
-        params = ", ".join(f"v{i}" for i in range(len(value_types)))
-        scope = {"_typer": typer}
-        exec(f"def {name}(typingctx, dst, index, {params}):\n    return _typer(typingctx, dst, index, {params})\n", scope)
-        return intrinsic(scope[name])
+        return intrinsic(fixed_arity(name, ["dst", "index"] + [f"v{i}" for i in range(len(value_types))], typer))
 
     st_global_u32 = make_store("st_global_u32", (types.uint32,), "r")
     st_global_v2_f32 = make_store("st_global_v2_f32", (types.float32, types.float32), "f")
@@ -195,11 +192,7 @@ def _gpu_bindings():
 
             return sig, codegen
 
-        params = ", ".join(f"a{i}" for i in range(n))
-        scope = {"_typer": typer}
-        head = f"def {name}(typingctx{', ' if n else ''}{params}):\n"
-        exec(head + f"    return _typer(typingctx{', ' if n else ''}{params})\n", scope)
-        return intrinsic(scope[name])
+        return intrinsic(fixed_arity(name, [f"a{i}" for i in range(n)], typer))
 
     mbarrier_init = void_asm("mbarrier_init", 2)
     fence_mbarrier_init = void_asm("fence_mbarrier_init", 0)

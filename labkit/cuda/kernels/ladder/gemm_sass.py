@@ -22,13 +22,11 @@ import subprocess
 import sys
 import tempfile
 
-from numba import cuda
 
 from labkit.atoms.sm_limits import occupancy
 from labkit.cuda import _numba
-from labkit.cuda.kernels.ladder.gemm_codegen import kernel_source
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
-from labkit.cuda.kernels.ladder.gemm_launch import build_kernel, namespace
+from labkit.cuda.kernels.ladder.gemm_launch import build_kernel, program
 from labkit.errors import DeviceError
 
 __all__ = ["tool", "disassemble", "instruction_mix", "ktile_mix", "wgmma_ktile_mix", "hmma_per_ktile", "ctas_per_sm",
@@ -125,10 +123,7 @@ def offline_report(cfg, acc, sm, name="gemm_tc", sass_path=None):
     if ptxas is None:
         raise DeviceError("ptxas: not found (PATH, $CUDA_HOME/bin); offline_report needs the CUDA toolkit")
     sm = check_sm(sm)
-    src = kernel_source(cfg, acc, sm, name)
-    scope = namespace(cfg)
-    exec(compile(src, f"<labkit gemm {name}>", "exec"), scope)
-    ptx_text, _ = cuda.compile_ptx(scope[name], _signature(acc, cfg), cc=divmod(sm, 10), fastmath=True)
+    ptx_text = program(cfg, acc, sm, name).compile_ptx(_signature(acc, cfg), cc=divmod(sm, 10), fastmath=True)
     with tempfile.TemporaryDirectory() as tmp:
         ptx_path, cubin_path = os.path.join(tmp, "k.ptx"), os.path.join(tmp, "k.cubin")
         with open(ptx_path, "w") as f:

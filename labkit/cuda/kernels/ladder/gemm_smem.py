@@ -17,10 +17,12 @@ import functools
 from numba import cuda
 
 from labkit.cuda import _numba
+from labkit.cuda.program import jit
 
 from labkit.cuda.kernels.ladder.gemm_common import check_operands, grid_2d
+from labkit.errors import ConfigError
 
-__all__ = ["STEP", "RULES", "TILE", "launch"]
+__all__ = ["STEP", "RULES", "TILE", "check_config", "launch"]
 
 STEP = "smem"
 #: (BM, BN, BK): the CTA tile of C and the K slab staged in shared memory
@@ -28,10 +30,33 @@ TILE = (64, 64, 32)
 RULES = dict(min_sm=53, k_multiple=1, align_bytes=2)
 
 
+def check_config(config):
+    """The tile ``(BM, BN, BK)`` of ``config`` (None: :data:`TILE`): 16x16 threads each own 4 rows
+    (so BM = 64) and BN/16 columns of C; each thread copies BM*BK/256 and BN*BK/256 elements.
+
+    >>> check_config((64, 128, 16))
+    (64, 128, 16)
+    """
+    if config is None:
+        return TILE
+    if (not isinstance(config, tuple) or len(config) != 3
+            or not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in config)):
+        raise ConfigError(f"config: step 'smem' takes a tile (BM, BN, BK) of positive ints; got {config!r}")
+    bm, bn, bk = config
+    if bm != 64 or bn % 16 or bk % 4 or (bn * bk) % 256:
+        raise ConfigError(f"config: step 'smem' needs BM = 64 (16 thread rows x 4), BN a multiple of 16 and "
+                          f"BK a multiple of 4 with BN * BK a multiple of 256 (256 threads copy whole tiles); "
+                          f"got {config}")
+    if (bm + bn) * bk * 4 > 48 * 1024:
+        raise ConfigError(f"config: (BM + BN) * BK * 4 bytes of static shared memory must be at most 48 KB; "
+                          f"{config} needs {(bm + bn) * bk * 4}")
+    return config
+
+
 @functools.lru_cache(maxsize=None)
-def _kernel(acc):
+def _kernel(acc, tile=TILE):
     acc_t = _numba.types.float32 if acc == "f32" else _numba.types.float16
-    BM, BN, BK = TILE
+    BM, BN, BK = tile
     TX = 16  # threads along N (and along M)
     RM = BM // TX  # 4 rows of C per thread
     RN = BN // TX  # 4 columns of C per thread
@@ -39,7 +64,7 @@ def _kernel(acc):
     LOADS_A = BM * BK // NT
     LOADS_B = BN * BK // NT
 
-    @cuda.jit(fastmath=False)
+    @jit(fastmath=False)
     def gemm_smem(A, B, C):
         M = C.shape[0]
         N = C.shape[1]
@@ -97,9 +122,11 @@ def _kernel(acc):
     return gemm_smem
 
 
-def launch(A, B, C, acc, sm):
-    """Check the operands and return a no-argument function that launches the kernel once."""
+def launch(A, B, C, acc, sm, config=None):
+    """Check the operands and the tile (``config``: ``(BM, BN, BK)``, default :data:`TILE`) and
+    return a no-argument function that launches the kernel once."""
+    tile = check_config(config)
     M, N, K = check_operands(STEP, A, B, C, acc, sm, **RULES)
-    grid = grid_2d(STEP, M, N, TILE[0], TILE[1])
-    kernel = _kernel(acc)[grid, (16, 16)]
+    grid = grid_2d(STEP, M, N, tile[0], tile[1])
+    kernel = _kernel(acc, tile)[grid, (16, 16)]
     return lambda: kernel(A, B, C)

@@ -14,7 +14,7 @@ side-by-side page (``labkit.lab.ladder_cute``) are all read from these fields.
 >>> with w.concept("gemm"), w.in_phase("mainloop"):
 ...     with w.block("for kt in range(ktiles):", cute="k_tile"):
 ...         w.code("d0, d1 = mma_m16n8k16_f16f16f16f16(a0, a1, a2, a3, b0, b1, d0, d1)",
-...                call="mma_m16n8k16_f16f16f16f16", op="mma", repeat="mma")
+...                call="mma_m16n8k16_f16f16f16f16", repeat="mma")
 >>> print(render(w.statements), end="")
     tid = int32(cuda.threadIdx.x)
     for kt in range(ktiles):
@@ -31,7 +31,34 @@ from dataclasses import dataclass
 
 from labkit.errors import DeviceError
 
-__all__ = ["KINDS", "PHASES", "CONCEPTS", "Statement", "Writer", "render", "select"]
+__all__ = ["KINDS", "PHASES", "CONCEPTS", "BARRIER", "NO_INSTRUCTION", "Statement", "Writer", "op_of", "render", "select"]
+
+#: numba's ``cuda.syncthreads()`` (``bar.sync 0``): the one call outside the registry that issues an
+#: instruction, counted as ``"barrier"``
+BARRIER = "cuda.syncthreads"
+#: the ``op`` of a call that issues no instruction (``wgmma_zeros``, ``wgmma_fence_operand``)
+NO_INSTRUCTION = "(no instruction)"
+
+
+def op_of(call):
+    """The operation a call to ``call`` issues, from the registry (``Instruction.op``); numba's
+    ``cuda.syncthreads`` is ``"barrier"``.
+
+    >>> op_of("cp_async_cg_16_zfill"), op_of("cuda.syncthreads"), op_of("setmaxnreg_dec_40")
+    ('cp.async', 'barrier', 'setmaxnreg.dec')
+    """
+    if call == BARRIER:
+        return "barrier"
+    from labkit.atoms.instructions import instruction
+    from labkit.errors import InstructionError
+
+    try:
+        return instruction(call).op
+    except InstructionError:
+        base, _, imm = call.rpartition("_")
+        if imm.isdigit() and base:      # an entry bound with its immediate: setmaxnreg_dec_40
+            return instruction(base).op
+        raise
 
 #: what a statement is
 KINDS = ("def", "doc", "comment", "code", "block")
@@ -94,8 +121,13 @@ class Writer:
         cute = cute if cute is not None else self.cute
         if cute is not None and cute not in CONCEPTS:
             raise DeviceError(f"cute: {cute!r} is not one of gemm_statements.CONCEPTS")
-        if (call is None) != (op is None):
-            raise DeviceError(f"statement {text!r}: a call and the instruction it issues go together")
+        if call is not None and op is None:
+            op = op_of(call)                    # the registry says what the call issues
+        elif call is not None and op != NO_INSTRUCTION:
+            raise DeviceError(f"statement {text!r}: op comes from the registry ({call!r}); only a helper "
+                              f"that issues nothing is tagged op={NO_INSTRUCTION!r}")
+        if call is None and op is not None:
+            raise DeviceError(f"statement {text!r}: an op needs the call that issues it")
         self.statements.append(Statement(text, self.depth, kind, call, op, cute, self.phase, repeat,
                                          tuple(defines)))
 

@@ -19,7 +19,7 @@ from labkit.cuda.kernels.ladder.gemm_launch import RULES, step_functions
 __all__ = ["STEP", "CONFIG", "RULES", "launch", "statements", "source", "kernel_config"]
 
 STEP = "swizzle"
-CONFIG = dataclasses.replace(gemm_mma.CONFIG, swizzle=True)
+CONFIG = dataclasses.replace(gemm_mma.CONFIG, swizzle=True, conflict_free=True)   # checked: no bank conflicts
 
 
 statements, source, launch, kernel_config = step_functions(STEP, "gemm_swizzle", CONFIG)

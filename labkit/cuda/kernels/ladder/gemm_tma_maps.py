@@ -27,7 +27,9 @@ BOX_COLUMNS = 64
 
 def _encode(X, rows, K, box_rows):
     """The 16 words of the tensor map of a row-major fp16 (rows, K) device array."""
-    from cuda.bindings import driver as drv
+    from labkit.cuda import _numba
+
+    drv = _numba.driver_api()
 
     ptr = int(X.__cuda_array_interface__["data"][0])
     err, tmap = drv.cuTensorMapEncodeTiled(

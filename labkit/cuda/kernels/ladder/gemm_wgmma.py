@@ -24,9 +24,11 @@ The kernel is warp-specialized and persistent (one CTA per SM, walking output ti
 - after the last k-tile the consumers write their accumulators to C (f32, registers to global,
   8-byte stores), while the producer already fetches the next tile's first k-tiles.
 
-The descriptors come from :func:`labkit.atoms.gmma_desc.make_gmma_desc` of the k16 slices of
-the stage's CuTe layout (``smem_tile``), evaluated once on the host: the kernel adds the
-stage's shared address (>> 4) to those 64 bits.
+The descriptors come from the step's TiledMMA as CuTe's ``wgmma_tma_sm90`` makes them:
+``make_fragment_A/B`` of each consumer's ``partition_A/B`` of each stage's shared-memory tensors
+(:mod:`~labkit.cuda.kernels.ladder.gemm_wgmma_operands`), evaluated once on the host and checked
+for every stage and consumer: the kernel ORs the stage's shared address (>> 4) into their fixed
+bits and adds each k-block's step.
 
 Needs sm_90a (wgmma is arch-specific PTX: compute capability 9.0 exactly) and f32
 accumulation; any other GPU, or ``acc="f16"``, is refused with a :class:`~labkit.errors.DeviceError`
@@ -43,18 +45,15 @@ before launch. Under numba's CUDA simulator the step is refused too (wgmma has n
 from __future__ import annotations
 
 import functools
-import linecache
 from dataclasses import dataclass
 
 import numpy as np
 
-from labkit.atoms.gmma_desc import make_gmma_desc, smem_tile
 from labkit.atoms.instructions import WARPGROUP, require_sm
-from labkit.atoms.gmma_layouts import gmma_layout_atom
 from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set_dynamic_shared
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
-from labkit.cuda.kernels.ladder.gemm_statements import Writer, render
-from labkit.errors import DeviceError, InstructionError
+from labkit.cuda.kernels.ladder.gemm_statements import NO_INSTRUCTION, Writer, render
+from labkit.errors import ConfigError, DeviceError, InstructionError
 
 __all__ = ["STEP", "WgmmaConfig", "CONFIGS", "DEFAULT", "RULES", "k_descriptors", "statements",
            "source", "launch", "kernel_config", "kernel_report", "WGMMA_CALLS"]
@@ -122,31 +121,13 @@ _GEMM_PTX_CALLS = ("mbarrier_init", "fence_mbarrier_init", "mbarrier_arrive_expe
 
 
 def k_descriptors(cfg):
-    """The 64-bit wgmma descriptors (start address 0) of the k-tile's four k16 slices of A (one
-    consumer's 64 rows) and B (``bn`` rows); equal for both: K-major, B128, SBO 1024 bytes."""
-    out = []
-    for rows in (64, cfg.bn):
-        layout = _tile_layout(rows)
-        descs = []
-        for k in range(K16_STEPS):
-            tile, start = smem_tile(layout, (_S(rows), _S(16)), (0, k))
-            descs.append(make_gmma_desc("K", tile, start).encode())
-        out.append(descs)
-    if out[0] != out[1]:
-        raise DeviceError("wgmma step: A and B descriptors differ; the kernel assumes one set")
-    return out[0]
+    """The 64-bit wgmma descriptors (start address 0) of the k-tile's four k16 slices: the k-blocks
+    of ``make_fragment_A`` of stage 0's ``sA``, consumer 0 (:mod:`gemm_wgmma_operands`); B's at
+    address 0 are the same (K-major, B128, SBO 1024 bytes)."""
+    from labkit.cuda.kernels.ladder.gemm_wgmma_operands import kernel_descriptors
 
-
-def _S(v):
-    from labkit.layout import S
-
-    return S(v)
-
-
-def _tile_layout(rows):
-    from labkit.layout import tile_to_shape
-
-    return tile_to_shape(gmma_layout_atom("K", "SW128", 16), (_S(rows), _S(BK)))
+    base, steps = kernel_descriptors(cfg)
+    return [base + s for s in steps]
 
 
 def _mma_name(cfg):
@@ -158,9 +139,11 @@ def _mma_name(cfg):
 def statements(cfg=None, name="gemm_wgmma"):
     """The tagged statements (:mod:`labkit.cuda.kernels.ladder.gemm_statements`) of ``cfg``'s kernel."""
     cfg = cfg or CONFIGS[DEFAULT]
-    descs = k_descriptors(cfg)
-    base = descs[0]
-    steps = [d - base for d in descs]
+    from labkit.cuda.kernels.ladder.gemm_wgmma_operands import kernel_descriptors
+
+    # make_fragment_A/B of each stage's sA, sB (CuTe's wgmma_tma_sm90): the descriptors' fixed bits
+    # and each k-block's step, checked for every stage and consumer
+    base, steps = kernel_descriptors(cfg)
     R = cfg.bn // 2
     S, SB, AB = cfg.stages, cfg.stage_bytes, cfg.a_bytes
     mma = _mma_name(cfg)
@@ -184,17 +167,16 @@ def statements(cfg=None, name="gemm_wgmma"):
     with w.concept("sA"):
         w.comment("128-byte swizzle (TMA and GMMA B128): stages start 1024-aligned")
         w.code("sbase = uint32((uint32(smem_addr(smem, 0)) + uint32(1023)) & uint32(0xFFFFFC00))",
-               call="smem_addr", op="cvta.to.shared")
+               call="smem_addr")
     with w.concept("mbarrier"):
         w.code(f"full0 = uint32(sbase + {S * SB})  # full[s]: the stage's k-tile has landed")
         w.code(f"empty0 = uint32(full0 + {8 * S})  # empty[s]: both consumers are done with it")
         with w.block("if tid == 0:"):
             with w.block(f"for s in range({S}):"):
-                w.code("mbarrier_init(full0 + 8 * s, 1)", call="mbarrier_init", op="mbarrier.init")
-                w.code(f"mbarrier_init(empty0 + 8 * s, {cfg.consumers})", call="mbarrier_init",
-                       op="mbarrier.init")
-            w.code("fence_mbarrier_init()", call="fence_mbarrier_init", op="fence.mbarrier_init")
-        w.code("cuda.syncthreads()", call="cuda.syncthreads", op="barrier")
+                w.code("mbarrier_init(full0 + 8 * s, 1)", call="mbarrier_init")
+                w.code(f"mbarrier_init(empty0 + 8 * s, {cfg.consumers})", call="mbarrier_init")
+            w.code("fence_mbarrier_init()", call="fence_mbarrier_init")
+        w.code("cuda.syncthreads()", call="cuda.syncthreads")
 
     def tile_coords():
         w.code("first_m = int32((tile // per_group) * " + str(cfg.group_m) + ")")
@@ -204,8 +186,7 @@ def statements(cfg=None, name="gemm_wgmma"):
 
     with w.block("if wg == 0:"):
         if cfg.setmaxnreg:
-            w.code(f"setmaxnreg_dec_{cfg.setmaxnreg[0]}()", call=f"setmaxnreg_dec_{cfg.setmaxnreg[0]}",
-                   op="setmaxnreg.dec")
+            w.code(f"setmaxnreg_dec_{cfg.setmaxnreg[0]}()", call=f"setmaxnreg_dec_{cfg.setmaxnreg[0]}")
         w.comment("the producer: one thread asks the TMA unit for each k-tile")
         with w.block("if tid == 0:"):
             with w.concept("k_pipe"):
@@ -218,17 +199,15 @@ def statements(cfg=None, name="gemm_wgmma"):
                     with w.concept("mbarrier"):
                         w.comment("wait until the consumers freed the stage (parity 1 passes at once the first time)")
                         with w.block("while mbarrier_try_wait(empty0 + 8 * stage, phase ^ uint32(1)) == 0:",
-                                     call="mbarrier_try_wait", op="mbarrier.try_wait"):
+                                     call="mbarrier_try_wait"):
                             w.code("pass")
                         w.code("fb = uint32(full0 + 8 * stage)")
-                        w.code(f"mbarrier_arrive_expect_tx(fb, {SB})", call="mbarrier_arrive_expect_tx",
-                               op="mbarrier.arrive.expect_tx")
+                        w.code(f"mbarrier_arrive_expect_tx(fb, {SB})", call="mbarrier_arrive_expect_tx")
                     with w.concept("copy"):
                         w.code(f"sa = uint32(sbase + stage * {SB})")
-                        w.code(f"tma_load_2d(sa, maps, 0, int32(kt * {BK}), m0, fb)", call="tma_load_2d",
-                               op="cp.async.bulk.tensor")
+                        w.code(f"tma_load_2d(sa, maps, 0, int32(kt * {BK}), m0, fb)", call="tma_load_2d")
                         w.code(f"tma_load_2d(uint32(sa + {AB}), maps, 16, int32(kt * {BK}), n0, fb)",
-                               call="tma_load_2d", op="cp.async.bulk.tensor")
+                               call="tma_load_2d")
                     with w.concept("k_pipe"):
                         w.code("stage += 1")
                         with w.block(f"if stage == {S}:"):
@@ -237,8 +216,7 @@ def statements(cfg=None, name="gemm_wgmma"):
                 w.code("tile += int32(cuda.gridDim.x)")
     with w.block("else:"):
         if cfg.setmaxnreg:
-            w.code(f"setmaxnreg_inc_{cfg.setmaxnreg[1]}()", call=f"setmaxnreg_inc_{cfg.setmaxnreg[1]}",
-                   op="setmaxnreg.inc")
+            w.code(f"setmaxnreg_inc_{cfg.setmaxnreg[1]}()", call=f"setmaxnreg_inc_{cfg.setmaxnreg[1]}")
         w.comment(f"a consumer warpgroup: rows 64c .. 64c+63 of the tile, m64n{cfg.bn}k16 from shared memory")
         w.lines(f"""
             c = int32(wg - 1)
@@ -254,27 +232,26 @@ def statements(cfg=None, name="gemm_wgmma"):
         w.code("tile = int32(cuda.blockIdx.x)")
         with w.block("while tile < ntiles:"):
             tile_coords()
-            w.code(f"acc = {W['zeros']}({R})", call=W["zeros"], op="(no instruction)", cute="tCrC")
+            w.code(f"acc = {W['zeros']}({R})", call=W["zeros"], op=NO_INSTRUCTION, cute="tCrC")
             with w.in_phase("mainloop"), w.block("for kt in range(ktiles):", cute="k_tile"):
                 with w.concept("wait_stage"):
                     with w.block("while mbarrier_try_wait(full0 + 8 * stage, phase) == 0:",
-                                 call="mbarrier_try_wait", op="mbarrier.try_wait"):
+                                 call="mbarrier_try_wait"):
                         w.code("pass")
                 with w.concept("gemm"):
                     w.code(f"sa = uint32(sbase + stage * {SB})")
                     w.code(f"da = uint64(uint64((sa + a_off) >> 4) | uint64({base:#x}))")
                     w.code(f"db = uint64(uint64((sa + {AB}) >> 4) | uint64({base:#x}))")
-                    w.code(f"{W['fence']}()", call=W["fence"], op="wgmma.fence")
+                    w.code(f"{W['fence']}()", call=W["fence"])
                     for k, d in enumerate(steps):
                         off = f" + uint64({d})" if d else ""
-                        w.code(f"acc = {mma}(da{off}, db{off}, acc, 1, 1, 1, 0, 0)", call=mma,
-                               op="wgmma.mma_async", repeat="mma")
-                    w.code(f"{W['commit']}()", call=W["commit"], op="wgmma.commit_group")
-                    w.code(f"{W['wait']}(1)", call=W["wait"], op="wgmma.wait_group")
+                        w.code(f"acc = {mma}(da{off}, db{off}, acc, 1, 1, 1, 0, 0)", call=mma, repeat="mma")
+                    w.code(f"{W['commit']}()", call=W["commit"])
+                    w.code(f"{W['wait']}(1)", call=W["wait"])
                 with w.concept("mbarrier"):
                     w.comment("the previous k-tile's MMAs are complete: free its stage")
                     with w.block("if kt > 0 and t == 0:"):
-                        w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive", op="mbarrier.arrive")
+                        w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive")
                 with w.concept("k_pipe"):
                     w.code("prev = stage")
                     w.code("stage += 1")
@@ -282,11 +259,11 @@ def statements(cfg=None, name="gemm_wgmma"):
                         w.code("stage = 0")
                         w.code("phase ^= uint32(1)")
             with w.in_phase("epilogue"):
-                w.code(f"{W['wait']}(0)", call=W["wait"], op="wgmma.wait_group")
+                w.code(f"{W['wait']}(0)", call=W["wait"])
                 with w.block("if ktiles > 0 and t == 0:"):
-                    w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive", op="mbarrier.arrive",
+                    w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive",
                            cute="mbarrier")
-                w.code(f"acc = {W['fence_operand']}(acc)", call=W["fence_operand"], op="(no instruction)",
+                w.code(f"acc = {W['fence_operand']}(acc)", call=W["fence_operand"], op=NO_INSTRUCTION,
                        cute="tCrC")
                 with w.concept("tCgC"):
                     w.comment("wgmma's D fragment: warp w holds rows 16w + lane/4 (+8), columns 8j + 2(lane%4) (+1)")
@@ -298,9 +275,9 @@ def statements(cfg=None, name="gemm_wgmma"):
                     with w.block(f"if m0 + {cfg.bm} <= M and n0 + {cfg.bn} <= N:"):
                         for j in range(cfg.bn // 8):
                             w.code(f"st_global_v2_f32(C, i0 + {8 * j}, acc[{4 * j}], acc[{4 * j + 1}])",
-                                   call="st_global_v2_f32", op="st.global.v2", repeat="st0")
+                                   call="st_global_v2_f32", repeat="st0")
                             w.code(f"st_global_v2_f32(C, i1 + {8 * j}, acc[{4 * j + 2}], acc[{4 * j + 3}])",
-                                   call="st_global_v2_f32", op="st.global.v2", repeat="st0")
+                                   call="st_global_v2_f32", repeat="st0")
                     with w.block("else:", cute="residue"):
                         w.code("ok0 = r0 < M", cute="residue")
                         w.code("ok1 = r0 + 8 < M", cute="residue")
@@ -308,10 +285,10 @@ def statements(cfg=None, name="gemm_wgmma"):
                             with w.block(f"if col + {8 * j} < N:", cute="residue"):
                                 with w.block("if ok0:", cute="residue"):
                                     w.code(f"st_global_v2_f32(C, i0 + {8 * j}, acc[{4 * j}], acc[{4 * j + 1}])",
-                                           call="st_global_v2_f32", op="st.global.v2")
+                                           call="st_global_v2_f32")
                                 with w.block("if ok1:", cute="residue"):
                                     w.code(f"st_global_v2_f32(C, i1 + {8 * j}, acc[{4 * j + 2}], acc[{4 * j + 3}])",
-                                           call="st_global_v2_f32", op="st.global.v2")
+                                           call="st_global_v2_f32")
             w.code("tile += int32(cuda.gridDim.x)")
     return tuple(w.statements)
 
@@ -320,7 +297,7 @@ def _pick(config):
     if isinstance(config, WgmmaConfig):
         return config
     if config not in CONFIGS:
-        raise DeviceError(f"config: must be a WgmmaConfig or one of {sorted(CONFIGS)}, got {config!r}")
+        raise ConfigError(f"config: must be a WgmmaConfig or one of {sorted(CONFIGS)}, got {config!r}")
     return CONFIGS[config]
 
 
@@ -353,18 +330,21 @@ def namespace(cfg):
     return scope
 
 
+def program(cfg, name="gemm_wgmma"):
+    """The :class:`~labkit.cuda.program.KernelProgram` of the kernel: its rendered statements over
+    :func:`namespace`."""
+    from labkit.cuda.program import KernelProgram
+
+    sts = statements(cfg, name)
+    return KernelProgram(name, render(sts), namespace(cfg), statements=sts,
+                         label=f"gemm {name} {cfg.bm}x{cfg.bn}x{BK}s{cfg.stages}")
+
+
 @functools.lru_cache(maxsize=None)
 def build_kernel(cfg, name="gemm_wgmma"):
     """The compiled-on-first-launch kernel (a :class:`labkit.cuda.launch.Kernel`: it refuses a
     device without sm_90a before each launch)."""
-    from labkit.cuda.launch import jit
-
-    src = render(statements(cfg, name))
-    filename = f"<labkit gemm {name} {cfg.bm}x{cfg.bn}x{BK}s{cfg.stages}>"
-    linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
-    scope = namespace(cfg)
-    exec(compile(src, filename, "exec"), scope)
-    return jit(scope[name], min_sm=90, fastmath=True, lineinfo=False, max_registers=cfg.max_registers)
+    return program(cfg, name).kernel(min_sm=90, fastmath=True, lineinfo=False, max_registers=cfg.max_registers)
 
 
 def signature():
@@ -420,13 +400,7 @@ def launch(A, B, C, acc, sm, config=DEFAULT):
 
 def ptx_text(config=DEFAULT, name="gemm_wgmma"):
     """The kernel's PTX for sm_90a, compiled without a GPU (``numba.cuda.compile_ptx``)."""
-    from numba import cuda
-
-    cfg = _pick(config)
-    src = render(statements(cfg, name))
-    scope = namespace(cfg)
-    exec(compile(src, f"<labkit gemm {name}>", "exec"), scope)
-    return cuda.compile_ptx(scope[name], signature(), cc=(9, 0, "a"), fastmath=True)[0]
+    return program(_pick(config), name).compile_ptx(signature(), cc=(9, 0, "a"), fastmath=True)
 
 
 def kernel_report(acc="f32", sm=90, sass_path=None, config=DEFAULT):

@@ -21,7 +21,7 @@ from numba import cuda, uint16, uint32
 from labkit.atoms import WARP, instructions
 from labkit.cuda import ptx
 from labkit.cuda.kernels.probes.trace_kernels import ALIGN, MAX_REGS, _KERNELS, _kernel_source, _launch, parse_variant
-from labkit.cuda.launch import jit
+from labkit.cuda.program import jit
 from labkit.errors import DeviceError
 
 __all__ = ["stmatrix_kernel_source", "run_stmatrix"]

@@ -19,7 +19,7 @@ from labkit.atoms import WARP, instructions
 from labkit.cuda import ptx
 from labkit.cuda.kernels.probes.trace_launch import ALIGN, _KERNELS, _kernel_source, _launch
 from labkit.cuda.kernels.probes.trace_plans import CtaPlan
-from labkit.cuda.launch import jit
+from labkit.cuda.program import jit
 from labkit.errors import DeviceError
 
 __all__ = ["cta_kernel_source", "run_cta"]

@@ -53,7 +53,7 @@ from labkit.cuda.kernels.probes.trace_launch import (ALIGN, MAX_REGS, _KERNELS, 
                                               _kernel_source, _launch, _ldmatrix)
 from labkit.cuda.kernels.probes.trace_plans import (LDMATRIX_VARIANTS, CtaPlan, MmaPlan,  # noqa: F401
                                              _lane_rows, _ld_name, cta_plan, mma_plan, parse_variant)
-from labkit.cuda.launch import jit
+from labkit.cuda.program import jit
 from labkit.errors import DeviceError
 
 __all__ = [

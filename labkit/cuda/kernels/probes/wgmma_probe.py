@@ -49,7 +49,7 @@ from labkit.atoms.gmma_smem import GmmaOperand, gmma_operand
 from labkit.atoms.instructions import WARPGROUP, MmaInstruction, instruction
 from labkit.elements import element, to_bits
 from labkit.cuda import ptx
-from labkit.cuda.launch import jit
+from labkit.cuda.program import KernelProgram
 from labkit.errors import LayoutError
 
 __all__ = ["SMEM_BYTES", "A_START", "B_START", "K_TILE", "Plan", "make_plan", "d_coords", "place",
@@ -250,8 +250,8 @@ def _kernel(entry, trans_a: int, trans_b: int, steps: int = 4):
         else:
             body = _SS_BODY.format(mma=g.name, imm=imm)
         scope = {"cuda": cuda, "numba": numba, "ptx": ptx, "SMEM_WORDS": _SMEM_WORDS, "WARPGROUP": WARPGROUP}
-        exec(_SOURCE.format(name=name, r=r, zeros=_ZEROS[kind], body=body), scope)
-        _KERNELS[key] = jit(scope[name])
+        _KERNELS[key] = KernelProgram(name, _SOURCE.format(name=name, r=r, zeros=_ZEROS[kind], body=body),
+                                      scope).kernel()
     return _KERNELS[key]
 
 

@@ -1,0 +1,107 @@
+"""Step 7's operands as CuTe's ``wgmma_tma_sm90`` makes them: a TiledMMA, each stage's shared-memory
+tensors, and the descriptor fragments ``make_fragment_A/B`` of their partitions.
+
+CuTe's Hopper GEMM (``examples/cute/tutorial/hopper/wgmma_tma_sm90.cu``) writes::
+
+    TiledMMA mma = make_tiled_mma(SM90_64x256x16_F32F16F16_SS<GMMA::Major::K, GMMA::Major::K>{},
+                                  Layout<Shape<_2,_1,_1>>{});          // two consumer warpgroups
+    Tensor sA = make_tensor(make_smem_ptr(smem.A), SmemLayoutA{});    // (BLK_M, BLK_K, PIPE)
+    ThrMMA thr_mma = mma.get_thread_slice(threadIdx.x);
+    Tensor tCsA = thr_mma.partition_A(sA);                            // (MMA, MMA_M, MMA_K, PIPE)
+    Tensor tCrA = thr_mma.make_fragment_A(tCsA);                      // descriptors
+    ... gemm(mma, tCrA(_,_,_,read_pipe), tCrB(_,_,_,read_pipe), accum);
+
+Step 7 does the same on the host, stage by stage (:func:`fragments`): ``sA`` and ``sB`` of stage
+``s`` start at ``s * stage_bytes`` and ``s * stage_bytes + a_bytes`` of the 1024-aligned shared
+window, laid out by ``GMMA::Layout_K_SW128_Atom<half_t>`` tiled to ``bm x 64`` and ``bn x 64``
+(exactly where the TMA's 128-byte swizzle puts the boxes). :func:`kernel_descriptors` reads the
+k-blocks' descriptors off the fragments and checks, for every stage, consumer and k-block, that the
+kernel's one line per operand (``(stage address + consumer offset) >> 4``, OR-ed into the
+descriptor's fixed bits, plus the k-block's step) gives the fragment's descriptor; the kernel then
+issues ``wgmma(da + step_k, db + step_k, ...)`` with those constants.
+
+>>> from labkit.cuda.kernels.ladder import gemm_wgmma as g
+>>> cfg = g.CONFIGS[g.DEFAULT]
+>>> tCrA, tCrB = fragments(cfg, stage=1, consumer=1)
+>>> str(tCrA.layout), hex(fragment_descriptors(tCrA)[3])
+('(_1,_1,_4):(_0,_0,_2)', '0x4000004000010e06')
+>>> base, steps = kernel_descriptors(cfg)
+>>> hex(base), steps
+('0x4000004000010000', (0, 2, 4, 6))
+"""
+
+from __future__ import annotations
+
+from labkit import layout as lk
+from labkit.atoms import mma_atom
+from labkit.atoms.gmma_layouts import gmma_layout_atom
+from labkit.atoms.instructions import WARPGROUP
+from labkit.errors import ConfigError, DeviceError
+from labkit.tiled import make_tiled_mma
+
+__all__ = ["ATOM", "tiled_mma", "smem_layout", "smem_tensors", "fragments", "fragment_descriptors",
+           "kernel_descriptors"]
+
+#: the CuTe atom of step 7's MMA (``n``: the CTA tile's columns)
+ATOM = "SM90_64x{n}x16_F32F16F16_SS"
+_BK = 64
+
+
+def tiled_mma(cfg):
+    """``make_tiled_mma(SM90_64x{bn}x16_F32F16F16_SS, Layout<Shape<consumers,1,1>>)``: one 64-row
+    atom per consumer warpgroup."""
+    S = lk.S
+    return make_tiled_mma(mma_atom(ATOM.format(n=cfg.bn)), lk.make_layout((S(cfg.consumers), S(1), S(1))))
+
+
+def smem_layout(rows):
+    """``tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>, (rows, 64))``: one operand of a stage."""
+    return lk.tile_to_shape(gmma_layout_atom("K", "SW128", "half_t"), (lk.S(rows), lk.S(_BK)))
+
+
+def smem_tensors(cfg, stage, base=0):
+    """``(sA, sB)`` of ``stage``: shared-memory tensors at ``base + stage * stage_bytes`` (A) and
+    ``+ a_bytes`` after it (B), ``base`` the 1024-aligned start of the stages."""
+    if not 0 <= stage < cfg.stages:
+        raise DeviceError(f"stage: must be in 0..{cfg.stages - 1}; got {stage!r}")
+    at = base + stage * cfg.stage_bytes
+    return (lk.make_tensor(lk.make_smem_ptr(at, "half_t"), smem_layout(cfg.bm)),
+            lk.make_tensor(lk.make_smem_ptr(at + cfg.a_bytes, "half_t"), smem_layout(cfg.bn)))
+
+
+def fragments(cfg, stage, consumer, base=0):
+    """``(tCrA, tCrB)``: ``make_fragment_A/B`` of consumer warpgroup ``consumer``'s partitions of
+    ``stage``'s tensors (its first thread's slice; a warpgroup's threads share the descriptors)."""
+    if not 0 <= consumer < cfg.consumers:
+        raise DeviceError(f"consumer: must be in 0..{cfg.consumers - 1}; got {consumer!r}")
+    thr = tiled_mma(cfg).get_slice(WARPGROUP * consumer)
+    sA, sB = smem_tensors(cfg, stage, base)
+    return thr.make_fragment_A(thr.partition_A(sA)), thr.make_fragment_B(thr.partition_B(sB))
+
+
+def fragment_descriptors(fragment):
+    """The 64-bit descriptors of a fragment's k-blocks (``MMA_M`` = ``MMA_N`` = 1), in order."""
+    k_blocks = int(lk.size(fragment.layout[2]))
+    return tuple(int(fragment.storage.deref(int(fragment.layout(0, 0, k))).encode()) for k in range(k_blocks))
+
+
+def kernel_descriptors(cfg):
+    """``(base, steps)``: the descriptor bits the kernel ORs its operand's address (>> 4) into, and
+    each k-block's addition, read from stage 0's fragments and checked against every stage's and
+    consumer's (:class:`DeviceError` if the kernel's form would miss one)."""
+    a0, b0 = (fragment_descriptors(f) for f in fragments(cfg, 0, 0))
+    base = a0[0]
+    steps = tuple(d - base for d in a0)
+    a_off = 64 * _BK * 2                       # bytes from one consumer's 64 rows of A to the next's
+    for stage in range(cfg.stages):
+        sa = stage * cfg.stage_bytes
+        for consumer in range(cfg.consumers):
+            fa, fb = (fragment_descriptors(f) for f in fragments(cfg, stage, consumer))
+            da = ((sa + consumer * a_off) >> 4) | base
+            db = ((sa + cfg.a_bytes) >> 4) | base
+            want = (tuple(da + s for s in steps), tuple(db + s for s in steps))
+            if (fa, fb) != want:
+                raise ConfigError(f"config: stage {stage}, consumer {consumer}: the kernel's descriptors "
+                                  f"{[hex(d) for d in want[0] + want[1]]} differ from make_fragment_A/B's "
+                                  f"{[hex(d) for d in fa + fb]}")
+    return base, steps
