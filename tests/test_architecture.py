@@ -176,18 +176,13 @@ def test_the_kernel_rooms_import_one_way():
     assert not bad, f"kernel rooms that import each other: {sorted(bad)}"
 
 
-# A module one can read: none over 500 lines. The exceptions are being split by their owners.
+# A module one can read: none over 500 lines.
 MAX_LINES = 500
-LONG_MODULES = {
-    "labkit/atoms/instructions.py",     # being split by its owner
-    "labkit/lab/measurements.py",       # being split by its owner
-}
 
 
 def test_no_module_is_over_500_lines():
-    long = {str(p.relative_to(PACKAGE.parent)): n for p in MODULES.values()
+    over = {str(p.relative_to(PACKAGE.parent)): n for p in MODULES.values()
             if (n := len(p.read_text().splitlines())) > MAX_LINES}
-    over = {p: n for p, n in long.items() if p not in LONG_MODULES}
     assert not over, f"modules over {MAX_LINES} lines (split them by idea): {over}"
 
 

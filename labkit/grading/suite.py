@@ -13,6 +13,8 @@ submission changed. A hidden test's ``checks.exact(name, KIND, ...)`` whose kind
 
 from __future__ import annotations
 
+import runpy
+
 import io
 import re
 import sys
@@ -96,9 +98,7 @@ class TestSuite:
         for path in question_files(tests_dir):
             try:
                 text = path.read_text(encoding="utf-8")
-                env: dict = {}
-                exec(compile(text, str(path), "exec"), env)
-                spec = env["test"]
+                spec = runpy.run_path(str(path))["test"]      # otter's test file: it defines `test`
                 float(spec["points"])
             except Exception as e:  # noqa: BLE001
                 raise GradingError(f"test file {path} cannot be read: {e}") from None
