@@ -13,6 +13,7 @@ submission changed. A hidden test's ``checks.exact(name, KIND, ...)`` whose kind
 
 from __future__ import annotations
 
+import ast
 import runpy
 
 import io
