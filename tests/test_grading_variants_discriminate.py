@@ -38,6 +38,8 @@ FEW = {  # (exercise, question): why fewer than 20 distinct answers are all ther
     ("06_fragment_trace", "q3"): "a register and half of the A fragment: 4 registers x 2 halves",
     ("06_fragment_trace", "q4"): "a register and half of the B fragment: 2 registers x 2 halves",
     ("06_fragment_trace", "q10"): "a register and half of the A fragment: 4 registers x 2 halves",
+    ("07_gemm_ladder", "q13"): "a warp's transpose tile: rows and columns of 32, 64 or 96 (one warp "
+                               "walks both, and the simulator runs it in seconds), 8 shapes",
     ("08_wgmma", "q3"): "the LBO, SBO and layout type of a K-major tile depend on its swizzle "
                         "mode (and its rows for INTERLEAVE): 4 modes",
     ("08_wgmma", "q5"): "the LBO and SBO of an MN-major tile: 3 swizzle modes x 3 values of N",

@@ -9,8 +9,10 @@ ISA (the m16n8 accumulator fragment: c0, c1 in row groupID = lane / 4, columns 2
 c2, c3 eight rows down; ldmatrix's 8x8 matrices; stmatrix.x4's four registers a lane) and
 from CuTe's Swizzle<B,M,S> (offset ^ ((offset & (2^B - 1) << (M + S)) >> S)), never from
 the code under test; the swizzled offsets of questions 3, 5 and 10 are also what CuTe C++
-computes (g++ with CUTLASS's headers, all variants in one program). Questions 8 and 11 keep
-the book's numbers.
+computes (g++ with CUTLASS's headers, all variants in one program). Questions 12 and 13 (a
+layout and a kernel of the learner's, graded by what they do: tests/test_grading_smem_kernel.py)
+take only their tile from the variant; their answer is the tile with no wavefront past the least.
+Questions 8 and 11 keep the book's numbers.
 """
 
 from __future__ import annotations
@@ -36,7 +38,8 @@ BOOK = {p.name: "".join(p.read_text(encoding="utf-8").split()) for p in sorted((
 # the exercise's answers before it had variants (its hidden tests' literals)
 BOOK_ANSWERS = {"q1": (49152, 2, 192), "q2": (128, 32), "q3": (8, 1, 2),
                 "q4": ("Sw<3,3,4>", "Sw<3,2,4>"), "q5": (5, 3, 736), "q6": (64, 156, "memory"),
-                "q7": (16, 64), "q9": (2, 1), "q10": (11, 10, 2852)}
+                "q7": (16, 64), "q9": (2, 1), "q10": (11, 10, 2852),
+                "q12": (64, 64, 0), "q13": (32, 32, 0)}
 
 
 def swizzle(offset, b, m, s):
@@ -123,13 +126,34 @@ def hand_q10(v):
     return (m, n, 2 * swizzle(128 * m + n, 3, 3, 4))
 
 
+def hand_q12(v):
+    """A layout of the tile ldmatrix reads in one wavefront a phase exists whenever the tile is
+    whole 16x16 blocks: rows padded by 16 bytes put row r's chunk k in 16-byte slot
+    (r (cols / 8 + 1) + k) % 8, and cols / 8 + 1 is odd, so the 8 rows of a phase take 8 slots."""
+    rows, cols = v.tile12
+    assert rows % 16 == 0 and cols % 16 == 0
+    assert len({(r * (cols // 8 + 1) + k) % 8 for r in range(8) for k in (0,)}) == 8
+    return (rows, cols, 0)
+
+
+def hand_q13(v):
+    """Rows padded by one word put (r, c) in bank (r (cols + 1) + c) % 32 = (r + c) % 32 (cols a
+    multiple of 32): 32 lanes on a row or on a column hit 32 banks, one wavefront each."""
+    rows, cols = v.tile13
+    assert rows % 32 == 0 and cols % 32 == 0
+    assert len({(r * (cols + 1)) % 32 for r in range(32)}) == 32
+    return (rows, cols, 0)
+
+
 HAND = {"q1": hand_q1, "q2": hand_q2, "q3": hand_q3, "q4": hand_q4, "q5": hand_q5,
-        "q6": hand_q6, "q7": hand_q7, "q9": hand_q9, "q10": hand_q10}
+        "q6": hand_q6, "q7": hand_q7, "q9": hand_q9, "q10": hand_q10,
+        "q12": hand_q12, "q13": hand_q13}
 
 
 READS = {"q1": ("tile1", "bk1", "stages1"), "q2": ("warp2", "bk2"), "q3": ("rows3", "sw3"),
          "q4": ("rows4",), "q5": ("lane5", "kk5"), "q6": ("tile6", "tflops6", "tbps6"),
-         "q7": ("warp7",), "q9": ("cta9",), "q10": ("lane10", "h10", "atom10")}
+         "q7": ("warp7",), "q9": ("cta9",), "q10": ("lane10", "h10", "atom10"),
+         "q12": ("tile12",), "q13": ("tile13",)}
 
 
 def on_a_page(*texts) -> list[str]:
@@ -158,6 +182,8 @@ def in_range(v):
         assert 32 <= regs <= 255 and threads % 32 == 0 and regs * threads <= 65536 and kb >= 8
     assert 1 <= v.lane10 < 32 and v.h10 in (0, 1)
     assert v.atom10[0] % 16 == 0 and v.atom10[1] % 8 == 0
+    assert v.tile12[0] in range(16, 129, 16) and v.tile12[1] in (32, 64, 128, 256)
+    assert set(v.tile13) <= {32, 64, 96}                             # one warp, seconds on the simulator
 
 
 def answers(seed):
@@ -171,7 +197,7 @@ def test_variant_zero_is_the_book_exercise():
 
 
 def test_the_fixed_questions_are_eight_and_eleven():
-    assert variants.questions(EX) == ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "q9", "q10"]
+    assert variants.questions(EX) == ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "q9", "q10", "q12", "q13"]
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -186,14 +212,14 @@ def test_a_variant_is_well_posed_and_agrees_with_the_hand_arithmetic(seed):
         assert not on_a_page(repr(asked), repr(expected)), (seed, q)  # not worked on a page
     assert all(1 <= w <= 8 for w in got["q3"])
     assert got["q6"][2] in ("memory", "arithmetic")
-    assert str(v).count("\n") == 18                                  # every number printed
+    assert str(v).count("\n") == 20                                  # every number printed
 
 
 def test_the_answers_vary_from_seed_to_seed():
     every = [answers(s) for s in SEEDS]
     per = {q: Counter(repr(a[q]) for a in every) for q in BOOK_ANSWERS}
-    for q, seen in per.items():                # q7's warp tiles have 7 products of 16..128 each
-        assert len(seen) >= (5 if q == "q7" else 10), (q, seen)
+    for q, seen in per.items():                # q7's warp tiles have 7 products of 16..128 each;
+        assert len(seen) >= (5 if q in ("q7", "q13") else 10), (q, seen)    # q13's tiles are 8 shapes
     bounds = Counter(a["q6"][2] for a in every)
     assert bounds["memory"] >= 5 and bounds["arithmetic"] >= 5
 

@@ -13,6 +13,7 @@ submission changed. A hidden test's ``checks.exact(name, KIND, ...)`` whose kind
 
 from __future__ import annotations
 
+import ast
 import runpy
 
 import io
@@ -196,13 +197,19 @@ class _quiet:
 
 def _resolve(node, names):
     """The value of a test file's check kind, read without running its text: a name of
-    ``names``, attributes of it, and calls of those on literal arguments only."""
+    ``names``, attributes of it, literals, and calls of those on arguments of the same kinds
+    (``checks.Outputs([(1,), (7,)], checks.INT)``).
+
+    >>> from labkit.grading import checks
+    >>> _call_plan("checks.exact(double, checks.Outputs([(1,), (7,)], checks.INT), (2, 14), 'd')")
+    {'double': [[1], [7]]}
+    """
     if isinstance(node, ast.Name):
         return names[node.id]
     if isinstance(node, ast.Attribute):
         return getattr(_resolve(node.value, names), node.attr)
     if isinstance(node, ast.Call):
         fn = _resolve(node.func, names)
-        return fn(*(ast.literal_eval(a) for a in node.args),
-                  **{k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg})
+        return fn(*(_resolve(a, names) for a in node.args),
+                  **{k.arg: _resolve(k.value, names) for k in node.keywords if k.arg})
     return ast.literal_eval(node)

@@ -2,7 +2,8 @@
 
 :func:`numbers` draws one variant's numbers (seed 0: the book's), :func:`answers` works out the
 expected answers with labkit. :mod:`labkit.grading.variants` wraps them as its
-``"07_gemm_ladder"`` entry. Questions 8 (the sectors of the m16n8 atom's stores, a fact of its
+``"07_gemm_ladder"`` entry. Questions 12 and 13 (a layout and a kernel, graded by what they do
+in :mod:`labkit.grading.smem_kernel`) take their tile from the variant; questions 8 (the sectors of the m16n8 atom's stores, a fact of its
 layout) and 11 (the capstone, graded on the whole tile by :mod:`labkit.grading.kernels`) keep
 the book's numbers.
 
@@ -32,6 +33,7 @@ BOOK = dict(
     warp7=(64, 64),
     cta9=((255, 128, 48), (128, 128, 96)),
     lane10=13, h10=1, atom10=(0, 8),
+    tile12=(64, 64), tile13=(32, 32),
 )
 
 WHERE = dict(
@@ -47,6 +49,8 @@ WHERE = dict(
     cta9="question 9: (registers a thread, threads, KB of shared memory) for (a), (b)",
     lane10="question 10: the lane", h10="question 10: the register",
     atom10="question 10: the atom's top-left element (m0, n0)",
+    tile12="question 12: (rows, cols) of halves of the ldmatrix tile",
+    tile13="question 13: (rows, cols) of int32 of the transposed tile",
 )
 
 _INTEGER_TILES = [(a, b) for a in (32, 64, 96, 128, 192, 256, 384) for b in (32, 64, 96, 128, 192, 256, 384)
@@ -137,12 +141,23 @@ def _q10(n):
     return (m, c, 2 * int(epilogue.layouts()["rows 256 B + Sw<3,3,4>"](m, c)))
 
 
+def _q12(n):
+    """A layout of the tile that ldmatrix reads conflict-free: (rows, cols, 0 wavefronts past the least)."""
+    return (*n.tile12, 0)
+
+
+def _q13(n):
+    """A warp's transpose through a conflict-free layout: (rows, cols, 0 wavefronts past the least)."""
+    return (*n.tile13, 0)
+
+
 QUESTIONS = {"q1": _q1, "q2": _q2, "q3": _q3, "q4": _q4, "q5": _q5, "q6": _q6, "q7": _q7,
-             "q9": _q9, "q10": _q10}
+             "q9": _q9, "q10": _q10, "q12": _q12, "q13": _q13}
 # the numbers each question reads
 _READS = {"q1": ("tile1", "bk1", "stages1"), "q2": ("warp2", "bk2"), "q3": ("rows3", "sw3"),
           "q4": ("rows4",), "q5": ("lane5", "kk5"), "q6": ("tile6", "tflops6", "tbps6"),
-          "q7": ("warp7",), "q9": ("cta9",), "q10": ("lane10", "h10", "atom10")}
+          "q7": ("warp7",), "q9": ("cta9",), "q10": ("lane10", "h10", "atom10"),
+          "q12": ("tile12",), "q13": ("tile13",)}
 
 
 class _N:
@@ -231,8 +246,17 @@ def _draw_q10(rng):
                 atom10=(16 * rng.randrange(8), 8 * rng.randrange(16)))
 
 
+def _draw_q12(rng):
+    return dict(tile12=(16 * rng.randint(1, 8), rng.choice([32, 64, 128, 256])))
+
+
+def _draw_q13(rng):       # one warp walks rows and columns; the simulator runs it in seconds
+    return dict(tile13=(32 * rng.randint(1, 3), 32 * rng.randint(1, 3)))
+
+
 _DRAWS = {"q1": _draw_q1, "q2": _draw_q2, "q3": _draw_q3, "q4": _draw_q4, "q5": _draw_q5,
-          "q6": _draw_q6, "q7": _draw_q7, "q9": _draw_q9, "q10": _draw_q10}
+          "q6": _draw_q6, "q7": _draw_q7, "q9": _draw_q9, "q10": _draw_q10, "q12": _draw_q12,
+          "q13": _draw_q13}
 
 
 def numbers(seed: int) -> tuple[dict, list]:
