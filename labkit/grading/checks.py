@@ -399,6 +399,7 @@ def read(value, kind: Kind, name: str):
     >>> read(np.int64(7), INT, "n")
     7
     >>> import labkit as lk
+    >>> _ = take_notes()                  # start from no notes
     >>> read(lk.make_layout((4, 8)), LAYOUT, "L"), take_notes()
     ('(4,8):(_1,4)', ["L: read the labkit Layout as what CuTe prints, '(4,8):(_1,4)'"])
     """
