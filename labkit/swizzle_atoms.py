@@ -32,6 +32,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from labkit.elements import element_bits as _element_bits
 from labkit.errors import LayoutError
 from labkit.layout import S, Swizzle, composition, make_composed_layout, make_layout
 
@@ -128,50 +129,15 @@ def swizzle_mode(mode: Any) -> SwizzleMode:
     )
 
 
-_TYPE_BITS = {
-    4: ("fp4", "e2m1", "float4_e2m1", "int4", "uint4", "s4", "u4", "b4"),
-    8: ("fp8", "e4m3", "e5m2", "float8_e4m3", "float8_e5m2", "float8_e4m3fn", "int8", "uint8", "s8", "u8",
-        "b8", "e8m0"),
-    16: ("fp16", "f16", "half", "half_t", "float16", "bf16", "bfloat16", "bfloat16_t", "int16", "uint16",
-         "s16", "u16", "b16"),
-    32: ("fp32", "f32", "float", "float32", "tf32", "tfloat32", "tfloat32_t", "int32", "uint32", "s32", "u32",
-         "b32"),
-    64: ("fp64", "f64", "double", "float64", "int64", "uint64", "s64", "u64", "b64"),
-}
-_NAME_BITS = {name: bits for bits, names in _TYPE_BITS.items() for name in names}
-
-
 def element_bits(element_type: Any) -> int:
-    """Bits per element of ``element_type``: a width (4, 8, 16, 32, 64), a name
-    (``"fp16"``, ``"bf16"``, ``"e4m3"``, ``"tf32"``, ``"fp4"`` ...) or a numpy dtype.
+    """Bits per element of ``element_type``: a width (4, 8, 16, 32, 64) or any spelling
+    :func:`labkit.elements.element` accepts (CuTe's ``half_t``, PTX's ``f16``, ``"fp16"``, numpy's
+    dtypes ...).
 
-    >>> element_bits("bf16"), element_bits(8), element_bits("e2m1")
-    (16, 8, 4)
+    >>> element_bits("bf16"), element_bits(8), element_bits("e2m1"), element_bits("float_e4m3_t")
+    (16, 8, 4, 8)
     """
-    if isinstance(element_type, (int, np.integer)) and not isinstance(element_type, bool):
-        bits = int(element_type)
-        if bits in _TYPE_BITS:
-            return bits
-        raise LayoutError(f"element_type {bits} bits is not one of {sorted(_TYPE_BITS)} bits")
-    if isinstance(element_type, str):
-        bits = _NAME_BITS.get(element_type.strip().lower())
-        if bits is not None:
-            return bits
-        try:
-            dt = np.dtype(element_type)
-        except TypeError:
-            dt = None
-    else:
-        try:
-            dt = np.dtype(element_type)
-        except TypeError:
-            dt = None
-    if dt is not None and dt.kind in "iuf" and dt.itemsize * 8 in _TYPE_BITS:
-        return dt.itemsize * 8
-    raise LayoutError(
-        f"element_type {element_type!r} is not a known element type; give a width in bits "
-        f"({', '.join(map(str, sorted(_TYPE_BITS)))}) or a name such as 'fp16', 'bf16', 'e4m3', 'tf32', 'fp4'"
-    )
+    return _element_bits(element_type)
 
 
 def byte_swizzle(mode: Any) -> Swizzle:

@@ -319,3 +319,17 @@ def test_contributing_worked_example_runs():
     path = Path(__file__).resolve().parents[1] / "CONTRIBUTING.md"
     result = doctest.testfile(str(path), module_relative=False, optionflags=doctest.ELLIPSIS)
     assert result.attempted >= 8 and result.failed == 0
+
+
+def test_element_types_are_spelled_as_cute_ptx_or_numpy_everywhere():
+    # one vocabulary: CuTe's name, PTX's and a numpy dtype give the same atom and the same width
+    import numpy as np
+    from labkit.swizzle_atoms import element_bits, swizzle_atom
+
+    want = str(lk.copy_atom("SM75_U32x4_LDSM_N", "f16").layout_dst)
+    for spelling in ("half_t", np.float16, "float16"):
+        assert str(lk.copy_atom("SM75_U32x4_LDSM_N", spelling).layout_dst) == want
+    assert [element_bits(t) for t in ("float_e4m3_t", "tfloat32_t", "bfloat16_t", np.int8)] == [8, 32, 16, 8]
+    assert str(swizzle_atom("SW128", "half_t")) == str(swizzle_atom("SW128", "f16"))
+    with pytest.raises(lk.LayoutError, match="copy_atom: element_type='halff' is not an element type"):
+        lk.copy_atom("SM75_U32x4_LDSM_N", "halff")

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..elements import element
 from ..errors import InstructionError, LayoutError
 from ..layout import Layout, parse_layout, recast_layout, size
 from .instructions import CP_ASYNC, ELEMENT_BITS, LDMATRIX, STMATRIX
@@ -110,14 +111,12 @@ def copy_atom(name: str, element_type: str = "f16") -> CopyAtom:
 
     >>> print(copy_atom("SM75_U16x8_LDSM_T", "f16").layout_dst)
     ((_4,_8),(_1,_2,_4)):((_16,_1),(_1,_8,_64))
-    >>> print(copy_atom("SM80_CP_ASYNC_CACHEALWAYS", "f16").layout_src)
+    >>> print(copy_atom("SM80_CP_ASYNC_CACHEALWAYS", "half_t").layout_src)
     (_1,_8):(_0,_1)
     """
     if isinstance(name, CopyAtom):
         return name
-    if element_type not in ELEMENT_BITS:
-        raise LayoutError(f"copy_atom: element_type must be one of {', '.join(ELEMENT_BITS)}, "
-                          f"got {element_type!r}")
+    element_type = element(element_type, "copy_atom: element_type").name    # CuTe's, PTX's or numpy's name
     ebits = ELEMENT_BITS[element_type]
     if name == "UniversalCopy":
         traits = _universal(ebits)
