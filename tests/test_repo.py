@@ -128,11 +128,10 @@ def all_notebooks() -> list[Path]:
 
 
 def _is_learner_answer(node: ast.FunctionDef, source: str) -> bool:
-    """A function the learner writes: handed out with a body of ``...``, or an otter solution."""
-    body = [n for n in node.body if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant)
-                                         and isinstance(n.value.value, str))]
-    if (len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
-            and body[0].value.value is Ellipsis):
+    """A function the learner writes: handed out with ``...`` where the learner's lines go (the
+    whole body, or the middle of a kernel whose set-up and timing are given), or an otter solution."""
+    if any(isinstance(n, ast.Expr) and isinstance(n.value, ast.Constant) and n.value.value is Ellipsis
+           for n in ast.walk(node)):
         return True
     return "# BEGIN SOLUTION" in (ast.get_source_segment(source, node) or "")
 

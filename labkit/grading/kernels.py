@@ -20,13 +20,13 @@ True
 from labkit.grading.staged_tile import (EPILOGUE_LAYOUT, STAGED, EpilogueRun, PairAddress, StagedTile,
                                         epilogue_report, pair_inputs, run_epilogue)
 from labkit.grading.smem_kernel import (LdmatrixTile, TransposeRun, WarpTranspose, ldmatrix_wavefronts,
-                                        tile_input, transpose_wavefronts)
+                                        tile_input, transpose_answer, transpose_wavefronts)
 from labkit.grading.thread_block import (COMPUTES, NOT_ANSWERED, CapstoneRun, RowAddress, ThreadBlock,
                                          call_inputs, check_offsets, exact, form, offset_table, report,
                                          run_capstone, smem_layout)
 
 __all__ = ["NOT_ANSWERED", "COMPUTES", "smem_layout", "offset_table", "call_inputs", "run_capstone", "CapstoneRun", "check_offsets",
-           "report", "RowAddress", "ThreadBlock", "form", "exact",
+           "report", "RowAddress", "ThreadBlock", "form", "exact", "transpose_answer",
            "STAGED", "EPILOGUE_LAYOUT", "pair_inputs", "run_epilogue", "EpilogueRun", "epilogue_report",
            "PairAddress", "StagedTile",
            "LdmatrixTile", "TransposeRun", "WarpTranspose", "ldmatrix_wavefronts", "tile_input", "transpose_wavefronts"]

@@ -29,7 +29,7 @@ from labkit.grading import checks
 from labkit.grading.answers import LabkitValue
 
 __all__ = ["tile_input", "ldmatrix_wavefronts", "transpose_wavefronts", "LdmatrixTile", "TransposeRun", "WarpTranspose",
-           "TRANSPOSE_SEEDS"]
+           "TRANSPOSE_SEEDS", "transpose_answer"]
 
 TRANSPOSE_SEEDS = (0, 7, 2026)
 """The tiles the grader runs a transpose on (seed 0 is also what the public check calls)."""
@@ -39,6 +39,32 @@ def tile_input(seed: int, rows: int, cols: int) -> np.ndarray:
     """The grader's ``(rows, cols)`` int32 tile number ``seed`` (the same on both sides)."""
     rng = np.random.default_rng(int(seed))
     return rng.integers(-(1 << 20), 1 << 20, (int(rows), int(cols))).astype(np.int32)
+
+
+def transpose_answer(kernel, sT, tile):
+    """Question 13's answer made from the learner's ``kernel`` and layout ``sT`` for a ``tile`` of
+    ``(rows, cols)``: ``f(seed)`` launches one warp of ``kernel(a, out, cycles)`` on the grader's
+    tile ``seed`` and gives ``(out as a tuple of rows, sT)``; ``f.cycles`` keeps the last launch's
+    clock64 count. While ``sT`` is unanswered (``...``) ``f(seed)`` gives ``...``.
+
+    >>> f = transpose_answer(None, ..., (32, 32))
+    >>> f(0) is ...
+    True
+    """
+    rows, cols = (int(x) for x in tile)
+
+    def transposed(seed):
+        if sT is ...:
+            return ...
+        a = tile_input(seed, rows, cols)
+        out = np.zeros((cols, rows), np.int32)
+        cycles = np.zeros(1, np.int64)
+        kernel[1, 32](a, out, cycles)               # one block of one warp
+        transposed.cycles = int(cycles[0])
+        return tuple(map(tuple, out.tolist())), sT
+
+    transposed.cycles = 0
+    return transposed
 
 
 def _rank2(layout):
