@@ -151,3 +151,67 @@ def test_wgmma_configs_on_gpu(config):
         assert err <= tol, f"{config} {M}x{N}x{K}: {err:.3g} over {tol:.3g}"
     rep = gemm.kernel_report("wgmma", "f32", config=config)
     assert rep["local_bytes"] == 0 and rep["mix"].get("HGMMA", 0) >= 4 and rep["mix"].get("HMMA", 0) == 0
+
+
+# --- operand types: fp8 in, f16 / bf16 out ------------------------------------------------------
+
+def test_fp8_configs_use_cutes_k32_atoms_and_128_byte_k_tiles():
+    from labkit.cuda.kernels.ladder.gemm_wgmma_operands import atom_name
+
+    # PTX ISA, wgmma.mma_async: K = 32 for .e4m3/.e5m2 (16 for .f16); a 128-byte swizzled row
+    # holds 128 one-byte elements, so a k-tile is still four wgmmas, each 32 bytes further along K
+    cfg = gemm_wgmma.CONFIGS["128x256x128s4-e4m3"]
+    assert atom_name(cfg) == "SM90_64x256x32_F32E4M3E4M3_SS_TN"
+    assert atom_name(gemm_wgmma.CONFIGS["128x256x128s4-e5m2e4m3"]) == "SM90_64x256x32_F32E5M2E4M3_SS_TN"
+    assert cfg.bk == 128 and cfg.stage_bytes == (128 + 256) * 128
+    want = [(1 << 62) | ((1024 >> 4) << 32) | (1 << 16) | ((32 * k) >> 4) for k in range(4)]
+    assert gemm_wgmma.k_descriptors(cfg) == want
+    st = gemm_wgmma.statements(cfg)
+    main = [s for s in st if s.phase == "mainloop" and s.op == "wgmma.mma_async"]
+    assert len(main) == 4 and all("f32e4m3e4m3" in s.text and s.text.endswith("acc, 1, 1, 1)") for s in main)
+    # bf16 C: each thread's 128 accumulators go out as 64 pairs (cvt.rn.bf16x2.f32, 4-byte stores),
+    # on the full-tile path and again on the guarded one; each multiplied by alpha first
+    cvt = [s for s in st if s.phase == "epilogue" and s.call == "cvt_rn_bf16x2_f32"]
+    stores = [s for s in st if s.phase == "epilogue" and s.call == "st_global_u32"]
+    assert len(cvt) == len(stores) == 2 * 64 and all(s.text.count("* alpha") == 2 for s in cvt)
+    assert gemm_wgmma.operand_dtypes(cfg) == (np.dtype(np.uint8), np.dtype(np.uint16))
+    assert gemm_wgmma.operand_dtypes("128x256x64s4-f16out") == (np.dtype(np.float16), np.dtype(np.float16))
+
+
+@pytest.mark.parametrize("kw, why", [
+    (dict(a="e4m3", b="f16"), "a and b must both be f16, or both 8-bit floats"),
+    (dict(a="bf16", b="bf16"), "a and b must both be f16, or both 8-bit floats"),
+    (dict(c="e4m3"), "c must be one of f32, f16, bf16"),
+    (dict(a="fp7"), "config: element_type='fp7' is not an element type"),
+])
+def test_operand_types_are_checked(kw, why):
+    from labkit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=why):
+        gemm_wgmma.WgmmaConfig(**kw)
+
+
+def test_fp8_launch_checks_dtypes_and_alpha_before_the_gpu():
+    if ptx.SIMULATED:
+        pytest.skip("under the simulator the step is refused first")
+    f16 = np.zeros((128, 128), np.float16)
+    u8 = np.zeros((128, 128), np.uint8)
+    with pytest.raises(DeviceError, match="A: must be uint8, got float16"):
+        gemm_wgmma.launch(f16, f16, np.zeros((128, 128), np.uint16), "f32", 90, config="128x256x128s4-e4m3")
+    with pytest.raises(DeviceError, match="C: step 'wgmma' with this configuration writes uint16, got a float32"):
+        gemm_wgmma.launch(u8, u8, np.zeros((128, 128), np.float32), "f32", 90, config="128x256x128s4-e4m3")
+    with pytest.raises(DeviceError, match="K: step 'wgmma' needs K to be a multiple of 16"):
+        gemm_wgmma.launch(u8[:, :120].copy(), u8[:, :120].copy(), np.zeros((128, 128), np.uint16), "f32", 90,
+                          config="128x256x128s4-e4m3")
+    with pytest.raises(DeviceError, match="alpha: configuration '128x256x64s4' is not scaled"):
+        gemm_wgmma.launch(f16, f16, np.zeros((128, 128), np.float32), "f32", 90, alpha=2.0)
+
+
+@pytest.mark.slow
+def test_the_fp8_kernel_compiles_to_k32_wgmma_and_bf16_pairs():
+    text = _ptx("128x256x128s4-e4m3")
+    mma = re.findall(r"wgmma\.mma_async\.sync\.aligned\.m64n256k32\.f32\.e4m3\.e4m3 \{(.*?)\}, %rd\d+, %rd\d+, p, "
+                     r"1, 1;", text)
+    assert len(mma) == 4 and all(len(m.split(",")) == 128 for m in mma)
+    assert text.count("cvt.rn.bf16x2.f32") == 128 and text.count("st.global.b32") == 128
+    assert "st.global.v2.f32" not in text

@@ -218,3 +218,40 @@ def test_a_numba_kernel_through_the_offset_function_is_read_on_the_simulator():
     out = subprocess.run([sys.executable, "-c", KERNEL], env=env, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "(64, 32, 0)"
+
+
+def _solution_cells(marks):
+    """The code cells of exercise 7's solution that contain any of ``marks``, in order, with the
+    solution markers stripped (what a learner who answered would have run)."""
+    import json
+
+    nb = json.loads((REPO / "solutions" / "07_gemm_ladder.ipynb").read_text())
+    cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    keep = [c for c in cells if any(m in c for m in marks) and "BEGIN TEST CONFIG" not in c]
+    return "\n".join(line.split("  # SOLUTION")[0] for c in keep for line in c.splitlines()
+                     if "BEGIN SOLUTION" not in line and "END SOLUTION" not in line)
+
+
+@pytest.mark.gpu
+def test_question_13_the_learners_kernel_runs_on_a_gpu_and_is_graded_there():
+    """The answer cells of question 13 (layout, kernel with its two clock64 reads, the answer
+    function) run on a real GPU: the output is the transpose, the clock counted cycles (the
+    simulator's reads 0), and the grader's check of the answer passes on the book's tiles."""
+    body = _solution_cells(("sT = lk.make_layout(tile13", "SMEM_WORDS = int(", "def transpose_kernel",
+                            "kernels.transpose_answer("))
+    script = ("import json\nimport numpy as np\nimport labkit as lk\nfrom labkit.grading import kernels\n"
+              "tile13 = (32, 32)\n" + body + "\n"
+              "out, _ = transposed(1)\n"
+              "a = kernels.tile_input(1, *tile13)\n"
+              "print(json.dumps({'transpose': bool(np.array_equal(np.array(out), a.T)),\n"
+              "                  'cycles': transposed.cycles,\n"
+              "                  'read': str(kernels.WarpTranspose().read(transposed, 'transposed'))}))\n")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_ENABLE_CUDASIM"}
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
+    import json
+
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    assert out["transpose"] and out["cycles"] > 0, out
+    assert out["read"] == "(32, 32, 0)", out

@@ -307,8 +307,27 @@ def test_the_inline_ptx_entries_compile_to_their_registry_text():
         setmaxnreg_inc()
         g.tma_load_2d(addr, maps, 0, 0, 0, baddr)
         out[1] = numba.uint32(probe.clock64() - t0) + w
+        out[3] = g.cvt_rn_f16x2_f32(numba.float32(out[4]), numba.float32(2)) ^ \
+            g.cvt_rn_bf16x2_f32(numba.float32(out[5]), numba.float32(3))
 
     text = _compile(kernel, (numba.uint32[:], numba.uint32[:], numba.uint64[:]))
     for ins in isa.INLINE.values():
         assert ins.ptx.split()[0].rstrip(";") in text, ins.name        # the opcode with its qualifiers
     assert "%clock64" in text
+
+
+def test_the_packing_conversions_twins_round_as_ieee_says():
+    """cvt.rn.{f16,bf16}x2.f32 (PTX ISA: ``a`` to the upper half, ``b`` to the lower, round to
+    nearest even). Bit patterns from IEEE 754: 1 = 0x3C00 (f16), 0x3F80 (bf16); -2 = 0xC000;
+    1/3 = 0x3555 (f16) and 0x3EAB (bf16: 0x3EAAAAAB rounds up); 1 + 2^-8 and 1 + 3 * 2^-8 lie
+    halfway between bf16 neighbours and go to the even one, 0x3F80 and 0x3F82."""
+    import subprocess
+    import sys
+
+    code = ("from labkit.cuda.kernels.ladder import gemm_ptx as g\n"
+            "print(hex(g.cvt_rn_f16x2_f32(1.0, -2.0)), hex(g.cvt_rn_f16x2_f32(1 / 3, 1.0)),\n"
+            "      hex(g.cvt_rn_bf16x2_f32(1 / 3, 1 + 2 ** -8)), hex(g.cvt_rn_bf16x2_f32(1 + 3 * 2 ** -8, -2.0)))\n")
+    env = {**__import__("os").environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.split() == ["0x3c00c000", "0x35553c00", "0x3eab3f80", "0x3f82c000"]

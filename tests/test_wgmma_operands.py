@@ -56,7 +56,8 @@ def test_a_layout_the_kernel_cannot_address_is_refused(monkeypatch):
 
     # 64-byte swizzle: the TMA writes 128-byte rows, and k-block 2 would start in the next atom
     monkeypatch.setattr(ops, "smem_layout",
-                        lambda rows: lk.tile_to_shape(gmma_layout_atom("K", "SW64", "half_t"), (lk.S(rows), lk.S(64))))
+                        lambda rows, cfg=None: lk.tile_to_shape(gmma_layout_atom("K", "SW64", "half_t"),
+                                                                (lk.S(rows), lk.S(64))))
     with pytest.raises(DeviceError, match="differ from make_fragment_A/B"):
         ops.kernel_descriptors(g.CONFIGS[g.DEFAULT])
 

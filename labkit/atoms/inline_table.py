@@ -51,6 +51,8 @@ GEMM_PTX = {i.name: i for i in (
             "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.b32 [g], $1; }"),
     _inline(_G, "st", "st_global_v2_f32", "st.global.v2.f32", 0,
             "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.v2.f32 [g], {$1, $2}; }"),
+    _inline(_G, "cvt", "cvt_rn_f16x2_f32", "cvt.rn.f16x2.f32", 80, "cvt.rn.f16x2.f32 $0, $1, $2;"),
+    _inline(_G, "cvt", "cvt_rn_bf16x2_f32", "cvt.rn.bf16x2.f32", 80, "cvt.rn.bf16x2.f32 $0, $1, $2;"),
     _inline(_G, "mbarrier", "mbarrier_init", "mbarrier.init.shared::cta.b64", 80,
             "mbarrier.init.shared::cta.b64 [$0], $1;"),
     _inline(_G, "mbarrier", "fence_mbarrier_init",
@@ -72,7 +74,7 @@ GEMM_PTX = {i.name: i for i in (
             "[$0], [$1, {$2, $3}], [$4];"),
 )}
 """The GEMM ladder's own PTX (:mod:`labkit.cuda.kernels.ladder.gemm_ptx`): minimum SMs from the PTX
-ISA's Target ISA notes (cp.async and mbarrier sm_80; expect_tx, try_wait, TMA and the
+ISA's Target ISA notes (cp.async, mbarrier and the f16x2/bf16x2 conversions sm_80; expect_tx, try_wait, TMA and the
 fences sm_90)."""
 
 

@@ -39,7 +39,8 @@ OPS = ("mma", "ldmatrix", "stmatrix", "cp.async", "cp.async.commit_group", "cp.a
        "cp.async.wait_all", "cp.async.bulk.tensor", "cvta.to.shared", "ld.global.v4", "st.shared.v4",
        "st.global", "st.global.v2", "mbarrier.init", "mbarrier.arrive", "mbarrier.arrive.expect_tx",
        "mbarrier.try_wait", "fence.mbarrier_init", "fence.proxy.async", "wgmma.fence", "wgmma.commit_group",
-       "wgmma.wait_group", "wgmma.mma_async", "setmaxnreg.inc", "setmaxnreg.dec", "ld.volatile.shared", "mov")
+       "wgmma.wait_group", "wgmma.mma_async", "setmaxnreg.inc", "setmaxnreg.dec", "ld.volatile.shared", "mov",
+       "cvt.rn.f16x2", "cvt.rn.bf16x2")
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,7 @@ import argparse
 import csv
 import datetime
 import platform
+import statistics
 import sys
 import time
 
@@ -47,6 +48,18 @@ def _csv_list(text, kind=str):
     return [kind(x) for x in text.split(",") if x]
 
 
+def _shape(text):
+    """``"4096x14336x4096"`` -> ``(4096, 14336, 4096)`` (M, N, K).
+
+    >>> _shape("16384x4096x4096")
+    (16384, 4096, 4096)
+    """
+    parts = text.lower().split("x")
+    if len(parts) != 3 or not all(p.isdigit() and int(p) > 0 for p in parts):
+        raise argparse.ArgumentTypeError(f"a shape is MxNxK with three positive integers; got {text!r}")
+    return tuple(int(p) for p in parts)
+
+
 def parse_args(argv):
     """Parse ``bench`` arguments (the first one names the benchmark: only ``gemm``)."""
     from labkit.cuda.kernels.ladder.gemm import ALL_STEPS as STEPS
@@ -62,7 +75,12 @@ def parse_args(argv):
     p.add_argument("--configs", type=_csv_list, default=None,
                    help="configurations to time for steps that have several (names from the "
                         "step module's CONFIGS, e.g. gemm_pipeline.CONFIGS)")
-    p.add_argument("--reps", type=int, default=20, help="timed launches per step (default 20)")
+    p.add_argument("--shapes", type=lambda s: [_shape(x) for x in s.split(",") if x], default=[],
+                   help="also these problems, MxNxK, comma-separated (e.g. 4096x14336x4096)")
+    p.add_argument("--runs", type=int, default=5,
+                   help="interleaved rounds: every kernel, cuBLAS included, is timed once a round; "
+                        "its figure is the median of the rounds (default 5)")
+    p.add_argument("--reps", type=int, default=20, help="timed launches per step and round (default 20)")
     p.add_argument("--warmup", type=int, default=5, help="untimed launches first (default 5)")
     p.add_argument("--sets", type=int, default=4, help="input sets cycled through (default 4)")
     p.add_argument("--max-seconds", type=float, default=20.0,
@@ -81,8 +99,8 @@ def parse_args(argv):
     for a in args.acc:
         if a not in ("f32", "f16"):
             p.error(f"--acc: {a!r} is not f32 or f16")
-    if args.reps < 1 or args.sets < 1 or args.warmup < 0:
-        p.error("--reps and --sets must be >= 1, --warmup >= 0")
+    if args.reps < 1 or args.sets < 1 or args.warmup < 0 or args.runs < 1:
+        p.error("--reps, --runs and --sets must be >= 1, --warmup >= 0")
     return args
 
 
@@ -125,7 +143,8 @@ TC_STEPS_REPORTED = ("HMMA", "HGMMA", "LDSM", "LDGSTS", "UTMALDG")
 
 
 def _variants(args):
-    """(step, options, label) for every kernel to time."""
+    """(step, options, label, kinds) for every kernel to time: ``kinds`` the operand and output
+    element types of its configuration (``("f16", "f16", out)`` for every step before fp8)."""
     from labkit.cuda.kernels.ladder import gemm as ladder
 
     variants = []
@@ -134,19 +153,49 @@ def _variants(args):
         configs = getattr(mod, "CONFIGS", None)
         if configs:
             names = [n for n in (args.configs or []) if n in configs] or [mod.DEFAULT]
-            variants += [(step, {"config": n}, f"{step}[{n}]") for n in names]
+            for n in names:
+                cfg = configs[n]
+                variants.append((step, {"config": n}, f"{step}[{n}]",
+                                 (getattr(cfg, "a", "f16"), getattr(cfg, "b", "f16"), getattr(cfg, "c", None))))
         else:
-            variants.append((step, {}, step))
+            variants.append((step, {}, step, ("f16", "f16", None)))
     return variants
 
 
+def _shapes(args):
+    """(M, N, K) of every problem: ``--sizes`` squares, then ``--shapes``."""
+    return [(s, s, s) for s in args.sizes] + list(args.shapes)
+
+
+def _label(shape):
+    """``4096`` for a square problem, else ``MxNxK``.
+
+    >>> _label((4096, 4096, 4096)), _label((4096, 14336, 4096))
+    ('4096', '4096x14336x4096')
+    """
+    M, N, K = shape
+    return str(M) if M == N == K else f"{M}x{N}x{K}"
+
+
+def _spread(times):
+    """(median, (max - min) / median) of the runs' medians."""
+    med = statistics.median(times)
+    return med, (max(times) - min(times)) / med
+
+
 def run_gemm(args, out=sys.stdout):
-    """Run the GEMM benchmark described by ``args``; return the result rows."""
+    """Run the GEMM benchmark described by ``args``; return the result rows.
+
+    Every kernel (the ladder's and cuBLAS's) is first checked once, then timed in ``--runs``
+    rounds: each round times every kernel once (the median of its launches), in the same order,
+    so that a slow moment of the GPU falls on all of them; a kernel's figure is the median of its
+    rounds, and its spread (max - min over median) is printed beside it."""
     from numba import cuda
 
     from labkit.cuda.kernels.ladder import gemm as ladder
     from labkit.cuda.kernels.ladder.gemm_anchor import anchors as make_anchors
     from labkit.cuda.kernels.ladder.gemm_common import output_dtype, simulated, tolerance
+    from labkit.cuda.kernels.ladder.gemm_wgmma_check import ROUNDOFF
     from labkit.cuda.launch import device_sm
     from labkit.errors import DeviceError
 
@@ -163,67 +212,88 @@ def run_gemm(args, out=sys.stdout):
               f"anchor: building CuTe's {anchor.name}: {' '.join(anchor.command)}", file=out, flush=True)
         anchor.said = bool(anchor.reason)
     torch = getattr(backend, "torch", None)
+    events = bench_backends.torch_events(torch) if torch is not None else bench_backends.numba_events
     rows = []
     reports = {}
     variants = _variants(args)
-    for size in args.sizes:
-        M = N = K = size
-        sets = [backend.operands(M, N, K, seed=1000 * size + i) for i in range(args.sets)]
-        dev_sets = [(backend.view(A), backend.view(B)) for A, B in sets]
-        ref = backend.reference(*sets[0])
-        cuda.synchronize()
-        for acc in args.acc:
-            C = cuda.device_array((M, N), output_dtype(acc))
-            for step, options, label in variants:
-                t0 = time.time()
-                try:
-                    launches = [ladder.prepare(step, A, B, C, acc, sm, **options)[1] for A, B in dev_sets]
-                    C[:] = float("nan")  # poison: an unwritten element fails the check
+    for shape in _shapes(args):
+        M, N, K = shape
+        size = _label(shape)
+        kinds = sorted({v[3][:2] for v in variants}, key=lambda k: k != ("f16", "f16"))
+        timed = []               # (row, launches) of every kernel checked, timed below in rounds
+        for kind in kinds:
+            try:
+                sets = [backend.operands(M, N, K, seed=1000 * M + 7 * N + K + i, kinds=kind)
+                        for i in range(args.sets)]
+            except DeviceError as e:
+                print(f"{'·'.join(kind)} {size}: skipped: {e}", file=out)
+                continue
+            dev_sets = [(backend.view(A), backend.view(B)) for A, B in sets]
+            ref = backend.reference(*sets[0])
+            eight = kind != ("f16", "f16")
+            ratio = backend.abs_norm_ratio(*sets[0], ref) if eight else None
+            rtol = _fp8_rtol(kind) if eight else None
+            cuda.synchronize()
+            for step, options, label, (a, b, c) in variants:
+                if (a, b) != kind:
+                    continue
+                for acc in (args.acc if c is None else ["f32"]):
+                    if c is not None and "f32" not in args.acc:
+                        continue
+                    mod = ladder.step_module(step)
+                    cdt = mod.operand_dtypes(options["config"])[1] if c is not None else output_dtype(acc)
+                    C = cuda.device_array((M, N), cdt)
+                    t0 = time.time()
+                    try:
+                        launches = [ladder.prepare(step, A, B, C, acc, sm, **options,
+                                                   **({"alpha": backend.alpha(*sets[i])} if eight else {}))[1]
+                                    for i, (A, B) in enumerate(dev_sets)]
+                        if cdt.kind == "f":
+                            C[:] = float("nan")  # poison: an unwritten element fails the check
+                        else:
+                            C[:] = 0xFFFF        # a bf16 NaN
+                        launches[0]()
+                        cuda.synchronize()
+                    except DeviceError as e:
+                        print(f"{label} {acc} {size}: skipped: {e}", file=out)
+                        continue
+                    compile_s = time.time() - t0
+                    err = backend.rel_error(C, ref)
+                    if eight:
+                        bound = rtol * ratio + ROUNDOFF[c]
+                    else:
+                        bound = tolerance(acc, K) + (ROUNDOFF[c] if c else 0.0)
+                    ok = err <= bound
+                    types = f"{a}·{b}→{c or acc}"
+                    row = dict(size=size, M=M, N=N, K=K, acc=acc, types=types, step=label, rel_err=err,
+                               tol=bound, ok=ok, note="", compile_s=compile_s)
+                    print(f"{label:>34} {types} {size}: checked, rel err {err:.2e} (bound {bound:.1e}) "
+                          f"{'ok' if ok else 'FAIL'}", file=out, flush=True)
+                    timed.append((row, launches))
+                    if hasattr(mod, "kernel_config") and (label, acc) not in reports:
+                        reports[label, acc] = _report(step, acc, sm, options, label, args.sass, out)
+                    row.update(_report_columns(reports.get((label, acc))))
+            if not args.no_cublas:
+                pairs = [backend.cublas(A, B) for A, B in sets]
+                if pairs[0][0] is not None:
+                    launches = [p[0] for p in pairs]
                     launches[0]()
                     cuda.synchronize()
-                except DeviceError as e:
-                    print(f"{label} {acc} {size}: skipped: {e}", file=out)
-                    continue
-                compile_s = time.time() - t0
-                err = backend.rel_error(C, ref)
-                ok = err <= tolerance(acc, K)
-                med, best, used, projected = bench_backends.time_launches(
-                    launches, args.warmup, args.reps, args.max_seconds,
-                    cuda.synchronize, bench_backends.numba_events,
-                )
-                note = ""
-                if used < args.reps:
-                    note = f"{used} reps: {args.reps} would take {projected:.0f} s"
-                row = dict(size=size, acc=acc, step=label, ms=med, best_ms=best,
-                           tflops=flops(M, N, K) / med / 1e9, reps=used, rel_err=err,
-                           ok=ok, note=note, compile_s=compile_s)
-                rows.append(row)
-                print(f"{label:>28} {acc} {size}: {row['tflops']:8.1f} TFLOP/s "
-                      f"median {med:.3f} ms (of {used}), rel err {err:.2e} {'ok' if ok else 'FAIL'}",
-                      file=out, flush=True)
-                if hasattr(ladder.step_module(step), "kernel_config") and (label, acc) not in reports:
-                    reports[label, acc] = _report(step, acc, sm, options, label, args.sass, out)
-                row.update(_report_columns(reports.get((label, acc))))
-        if not args.no_cublas:
-            pairs = [backend.cublas(A, B) for A, B in sets]
-            if pairs[0][0] is not None:
-                launches = [p[0] for p in pairs]
-                launches[0]()
-                cuda.synchronize()
-                err = backend.rel_error(pairs[0][1], ref)
-                events = bench_backends.torch_events(torch) if torch is not None else bench_backends.numba_events
-                med, best, used, _ = bench_backends.time_launches(
-                    launches, args.warmup, args.reps, args.max_seconds, cuda.synchronize, events
-                )
-                rows.append(dict(size=size, acc="f32", step=f"cuBLAS ({backend.name})", ms=med,
-                                 best_ms=best, tflops=flops(M, N, K) / med / 1e9, reps=used,
-                                 rel_err=err, ok=err <= tolerance("f32", K) + 2.0**-11,
-                                 note="fp16 out", compile_s=0.0))
-                print(f"{rows[-1]['step']:>28} f32 {size}: {rows[-1]['tflops']:8.1f} TFLOP/s "
-                      f"median {med:.3f} ms, rel err {err:.2e}", file=out, flush=True)
-        del sets, dev_sets, ref
-        for anchor in anchors:
-            rows += _anchor_rows(anchor, size, out)
+                    err = backend.rel_error(pairs[0][1], ref)
+                    out_t = "bf16" if eight else "f16"
+                    bound = (rtol * ratio if eight else tolerance("f32", K)) + ROUNDOFF[out_t]
+                    name = "cuBLAS fp8 (torch._scaled_mm)" if eight else f"cuBLAS ({backend.name})"
+                    row = dict(size=size, M=M, N=N, K=K, acc="f32", types=f"{kind[0]}·{kind[1]}→{out_t}",
+                               step=name, rel_err=err, tol=bound, ok=err <= bound,
+                               note=f"{out_t} out" + (", per-tensor scales" if eight else ""), compile_s=0.0)
+                    print(f"{name:>34} {row['types']} {size}: checked, rel err {err:.2e}", file=out, flush=True)
+                    timed.append((row, launches))
+        _time_in_rounds(timed, args, M * N * K, events, out)
+        rows += [r for r, _ in timed]
+        del timed
+        if M == N == K:
+            for anchor in anchors:
+                rows += _anchor_rows(anchor, M, out)
     _table(rows, out)
     if args.csv:
         fields = []
@@ -235,6 +305,41 @@ def run_gemm(args, out=sys.stdout):
             for r in rows:
                 w.writerow(dict(r, vs_cublas=_ratio(rows, r, "cuBLAS"), vs_cute=_ratio(rows, r, CUTE_REF)))
     return rows
+
+
+def _fp8_rtol(kind):
+    """The relative bound of Hopper's 8-bit float MMAs with f32 accumulators (the record's
+    ``tolerance()``), against ``|A| |B|ᵀ``."""
+    from labkit.atoms.instructions import instruction
+
+    a, b = (k.upper() for k in kind)
+    return instruction(f"SM90_64x64x32_F32{a}{b}_SS_TN").tolerance()[0]
+
+
+def _time_in_rounds(timed, args, mnk, events, out):
+    """Time every kernel of ``timed`` in ``args.runs`` interleaved rounds; fill each row's ms,
+    tflops, spread, reps and run medians."""
+    from numba import cuda
+
+    per = {id(r): [] for r, _ in timed}
+    used = {}
+    for _ in range(args.runs):
+        for row, launches in timed:
+            med, best, n, projected = bench_backends.time_launches(
+                launches, args.warmup, args.reps, args.max_seconds, cuda.synchronize, events)
+            per[id(row)].append(med)
+            used[id(row)] = (n, projected)
+    for row, _ in timed:
+        med, spread = _spread(per[id(row)])
+        n, projected = used[id(row)]
+        row.update(ms=med, best_ms=min(per[id(row)]), tflops=2.0 * mnk / med / 1e9, spread=spread,
+                   runs=len(per[id(row)]), reps=n, run_ms=" ".join(f"{t:.4f}" for t in per[id(row)]))
+        if n < args.reps:
+            row["note"] = (row["note"] + "; " if row["note"] else "") + \
+                f"{n} reps: {args.reps} would take {projected:.0f} s"
+        print(f"{row['step']:>34} {row['types']} {row['size']}: {row['tflops']:8.1f} TFLOP/s "
+              f"median of {row['runs']} runs {med:.4f} ms (spread {spread:.1%}), {n} launches a run",
+              file=out, flush=True)
 
 
 CUTE_REF = "CuTe sgemm_sm80"  # the "vs CuTe" column's reference row
@@ -257,8 +362,8 @@ def _anchor_rows(anchor, size, out):
     except Exception as e:  # a failed run is reported, the rest of the table stands
         print(f"anchor: {e}", file=out, flush=True)
         return []
-    row = dict(size=size, acc="f16", step=anchor.label, ms=ms, best_ms=ms, tflops=tflops,
-               reps=100, rel_err=float("nan"), ok=True,
+    row = dict(size=str(size), M=size, N=size, K=size, acc="f16", types="f16·f16→f16", step=anchor.label,
+               ms=ms, best_ms=ms, tflops=tflops, reps=100, rel_err=float("nan"), ok=True,
                note="its own timing: mean of 100 launches on one input set; fp16 accumulate",
                compile_s=0.0)
     print(f"{row['step']:>28} f16 {size}: {tflops:8.1f} TFLOP/s mean {ms:.3f} ms (of 100)",
@@ -301,9 +406,16 @@ def _report_columns(rep):
     return cols
 
 
+def _operands(row):
+    return row.get("types", "f16·f16→").split("→")[0]
+
+
 def _ratio(rows, r, prefix="cuBLAS"):
-    ref = [x for x in rows if x["size"] == r["size"] and x["step"].startswith(prefix)]
-    return f"{r['tflops'] / ref[0]['tflops']:.3f}" if ref else ""
+    """``r``'s TFLOP/s over the reference row's (cuBLAS on the same operand types, or CuTe's) at
+    the same problem, as text; "" without one."""
+    ref = [x for x in rows if x["size"] == r["size"] and x["step"].startswith(prefix)
+           and (prefix != "cuBLAS" or _operands(x) == _operands(r))]
+    return f"{r['tflops'] / ref[0]['tflops']:.3f}" if ref and "tflops" in r else ""
 
 
 def _num(v):
@@ -318,7 +430,8 @@ def _num(v):
 def _table(rows, out):
     if not rows:
         return
-    sizes = sorted({r["size"] for r in rows})
+    by_work = {r["size"]: r.get("M", 0) * r.get("N", 0) * r.get("K", 0) for r in rows}
+    sizes = sorted(by_work, key=lambda s: (by_work[s], str(s)))
     keys = []
     for r in rows:
         k = (r["step"], r["acc"])
@@ -326,7 +439,8 @@ def _table(rows, out):
             keys.append(k)
     print("", file=out)
     head = (f"| {'step':<28} | acc | "
-            + " | ".join(f"{s}³ TFLOP/s | vs cuBLAS | vs CuTe" for s in sizes)
+            + " | ".join(f"{s}{'³' if 'x' not in str(s) else ''} TFLOP/s (spread) | vs cuBLAS | vs CuTe"
+                         for s in sizes)
             + f" | regs | spills (B) | smem (KB) | CTAs/SM | {' / '.join(TC_STEPS_REPORTED)} per k-tile | notes |")
     print(head, file=out)
     print("|" + "---|" * (8 + 3 * len(sizes)), file=out)
@@ -338,7 +452,8 @@ def _table(rows, out):
                 r = r[0]
                 info = info or (r if "regs" in r else None)
                 mark = "" if r["ok"] else " (WRONG)"
-                cells += [f"{r['tflops']:.1f}{mark}", _ratio(rows, r, "cuBLAS"), _ratio(rows, r, CUTE_REF)]
+                spread = f" ({r['spread']:.1%})" if "spread" in r else ""
+                cells += [f"{r['tflops']:.1f}{spread}{mark}", _ratio(rows, r, "cuBLAS"), _ratio(rows, r, CUTE_REF)]
                 if r["note"] and not r["step"].startswith(("cuBLAS", "CuTe")):
                     notes.append(f"{s}: {r['note']}")
             else:

@@ -29,33 +29,70 @@ class _Torch:
         self.torch = torch
         self.version = torch.__version__
 
-    def operands(self, M, N, K, seed):
+    def operands(self, M, N, K, seed, kinds=("f16", "f16")):
+        """Random A (M, K) and B (N, K) in [-1, 1): fp16, or 8-bit floats quantized with a
+        per-tensor scale (amax / the type's largest finite value); then ``(A, B)`` is
+        ``((A8, scale_a), (B8, scale_b))``."""
         t = self.torch
         g = t.Generator(device="cuda").manual_seed(seed)
-        A = t.empty((M, K), dtype=t.float16, device="cuda").uniform_(-1, 1, generator=g)
-        B = t.empty((N, K), dtype=t.float16, device="cuda").uniform_(-1, 1, generator=g)
-        return A, B
+        if tuple(kinds) == ("f16", "f16"):
+            A = t.empty((M, K), dtype=t.float16, device="cuda").uniform_(-1, 1, generator=g)
+            B = t.empty((N, K), dtype=t.float16, device="cuda").uniform_(-1, 1, generator=g)
+            return A, B
+        out = []
+        for rows, kind in ((M, kinds[0]), (N, kinds[1])):
+            dt = {"e4m3": t.float8_e4m3fn, "e5m2": t.float8_e5m2}[kind]
+            x = t.empty((rows, K), dtype=t.float32, device="cuda").uniform_(-1, 1, generator=g)
+            scale = x.abs().max() / t.finfo(dt).max
+            out.append(((x / scale).to(dt), scale.reshape(())))
+        return tuple(out)
 
     def view(self, X):
-        """A numba device array sharing X's memory."""
+        """A numba device array sharing X's memory (an fp8 tensor's bytes as uint8)."""
         from numba import cuda
 
+        if isinstance(X, tuple):
+            X = X[0].view(self.torch.uint8)
         return cuda.as_cuda_array(X)
 
+    def alpha(self, A, B):
+        """The scale C takes: the product of the per-tensor scales (1 for fp16 operands)."""
+        return float(A[1] * B[1]) if isinstance(A, tuple) else 1.0
+
     def reference(self, A, B):
+        if isinstance(A, tuple):
+            return (A[0].double() * A[1].double()) @ (B[0].double() * B[1].double()).T
         return A.double() @ B.double().T
+
+    def abs_norm_ratio(self, A, B, ref):
+        """``‖|A| |B|ᵀ‖ / ‖A Bᵀ‖`` (Frobenius, float64): how an elementwise bound relative to
+        ``|A| |B|ᵀ`` (an MMA record's ``tolerance()``) reads as a relative error of C."""
+        t = self.torch
+        a, b = (A[0].double() * A[1].double(), B[0].double() * B[1].double()) if isinstance(A, tuple) \
+            else (A.double(), B.double())
+        return float(t.linalg.norm(a.abs() @ b.abs().T) / t.linalg.norm(ref))
 
     def rel_error(self, C, ref):
         t = self.torch
-        Ct = t.as_tensor(C, device="cuda").double()
+        Ct = t.as_tensor(C, device="cuda")
+        if Ct.dtype in (t.uint16, t.int16):          # bf16 travels as 16-bit integers
+            Ct = Ct.view(t.bfloat16)
+        Ct = Ct.double()
         if not bool(t.isfinite(Ct).all()):
             return math.inf
         return float(t.linalg.norm(Ct - ref) / t.linalg.norm(ref))
 
     def cublas(self, A, B):
-        out = self.torch.empty((A.shape[0], B.shape[0]), dtype=self.torch.float16, device="cuda")
+        """cuBLAS on the same operands: ``A @ B.T`` in fp16 out, or for 8-bit operands
+        ``torch._scaled_mm`` with the per-tensor scales, bf16 out."""
+        t = self.torch
+        if isinstance(A, tuple):
+            BT = B[0].T                               # column-major, as _scaled_mm wants
+            first = t._scaled_mm(A[0], BT, scale_a=A[1], scale_b=B[1], out_dtype=t.bfloat16)
+            return (lambda: t._scaled_mm(A[0], BT, scale_a=A[1], scale_b=B[1], out_dtype=t.bfloat16)), first
+        out = t.empty((A.shape[0], B.shape[0]), dtype=t.float16, device="cuda")
         BT = B.T
-        return lambda: self.torch.matmul(A, BT, out=out), out
+        return lambda: t.matmul(A, BT, out=out), out
 
 
 class _Cupy(_Torch):
@@ -69,7 +106,12 @@ class _Cupy(_Torch):
         self.cp = cupy
         self.version = cupy.__version__
 
-    def operands(self, M, N, K, seed):
+    def operands(self, M, N, K, seed, kinds=("f16", "f16")):
+        if tuple(kinds) != ("f16", "f16"):
+            from labkit.errors import DeviceError
+
+            raise DeviceError(f"bench: 8-bit operands need torch (float8 tensors, torch._scaled_mm); "
+                              f"this backend is {self.name}")
         rs = self.cp.random.RandomState(seed)
         A = rs.uniform(-1, 1, (M, K), dtype=self.cp.float32).astype(self.cp.float16)
         B = rs.uniform(-1, 1, (N, K), dtype=self.cp.float32).astype(self.cp.float16)
@@ -102,7 +144,12 @@ class _Numpy(_Torch):
         self.np = np
         self.version = np.__version__
 
-    def operands(self, M, N, K, seed):
+    def operands(self, M, N, K, seed, kinds=("f16", "f16")):
+        if tuple(kinds) != ("f16", "f16"):
+            from labkit.errors import DeviceError
+
+            raise DeviceError(f"bench: 8-bit operands need torch (float8 tensors, torch._scaled_mm); "
+                              f"this backend is {self.name}")
         from numba import cuda
 
         from labkit.cuda.kernels.ladder.gemm_common import random_operands

@@ -96,7 +96,9 @@ def prepare(step, A, B, C=None, acc="f32", sm=None, **options):
         shape = getattr(A, "shape", (0, 0))
         shape_b = getattr(B, "shape", (0, 0))
         if len(shape) == 2 and len(shape_b) == 2:
-            C = cuda.device_array((shape[0], shape_b[0]), output_dtype(acc))
+            dtype = (mod.operand_dtypes(options.get("config", mod.DEFAULT))[1]
+                     if hasattr(mod, "operand_dtypes") else output_dtype(acc))
+            C = cuda.device_array((shape[0], shape_b[0]), dtype)
     return C, mod.launch(A, B, C, acc, sm, **options)
 
 
@@ -127,6 +129,9 @@ def check(step, M, N, K, acc="f32", sm=None, seed=None, **options):
     The inputs are uniform in [-1, 1] (never zeros), C is poisoned with NaN before the
     launch (an unwritten element gives an infinite error), and the reference is float64.
     """
+    mod = step_module(step)
+    if hasattr(mod, "check"):                  # a step with its own operand types (wgmma: fp8)
+        return mod.check(M, N, K, acc=acc, sm=sm, seed=seed, **options)
     A, B = random_operands(M, N, K, seed)
     C = gemm(A, B, step=step, acc=acc, sm=sm, **options)
     return relative_error(C, reference(A, B)), tolerance(acc, K)

@@ -98,11 +98,13 @@ def _describe(x, name):
     )
 
 
-def check_operands(step, A, B, C, acc, sm, *, min_sm, k_multiple=1, align_bytes=2):
+def check_operands(step, A, B, C, acc, sm, *, min_sm, k_multiple=1, align_bytes=2, ab_dtype=np.float16,
+                   c_dtype=None):
     """Check A, B, C and the GPU for ``step`` before a launch; return ``(M, N, K)``.
 
-    Rules: A is (M, K) and B is (N, K), both float16 and row-major (K-major); C is (M, N),
-    row-major, float32 for ``acc="f32"`` and float16 for ``acc="f16"`` (or None);
+    Rules: A is (M, K) and B is (N, K), both float16 (``ab_dtype``; fp8 operands travel as uint8)
+    and row-major (K-major); C is (M, N), row-major, float32 for ``acc="f32"`` and float16 for
+    ``acc="f16"`` unless ``c_dtype`` says otherwise (bf16 travels as uint16), or None;
     M, N, K >= 1 and every operand under 2**31 elements (the kernels index in int32);
     ``K % k_multiple == 0`` (steps that copy 16 bytes at a time need ``k_multiple=8``,
     so every row starts on a 16-byte boundary); device pointers aligned to ``align_bytes``;
@@ -119,14 +121,15 @@ def check_operands(step, A, B, C, acc, sm, *, min_sm, k_multiple=1, align_bytes=
     K: step 'mma' needs K to be a multiple of 16, got K=40
     """
     sm = check_sm(sm)
-    out_dtype = output_dtype(acc)
+    out_dtype = output_dtype(acc) if c_dtype is None else np.dtype(c_dtype)
+    ab_dtype = np.dtype(ab_dtype)
     a_shape, a_dtype, a_strides, a_ptr = _describe(A, "A")
     b_shape, b_dtype, b_strides, b_ptr = _describe(B, "B")
     for name, shape, dtype in (("A", a_shape, a_dtype), ("B", b_shape, b_dtype)):
         if len(shape) != 2:
             raise DeviceError(f"{name}: must be 2-D, got shape {shape}")
-        if dtype != np.float16:
-            raise DeviceError(f"{name}: must be float16, got {dtype}")
+        if dtype != ab_dtype:
+            raise DeviceError(f"{name}: must be {ab_dtype}, got {dtype}")
     (M, K), (N, KB) = a_shape, b_shape
     if KB != K:
         raise DeviceError(
@@ -136,20 +139,22 @@ def check_operands(step, A, B, C, acc, sm, *, min_sm, k_multiple=1, align_bytes=
         if v < 1:
             raise DeviceError(f"{name}: must be >= 1, got {name}={v}")
     for name, strides in (("A", a_strides), ("B", b_strides)):
-        if tuple(strides) != (K * 2, 2):
+        e = ab_dtype.itemsize
+        if tuple(strides) != (K * e, e):
             raise DeviceError(
-                f"{name}: must be row-major (K-major, strides ({K * 2}, 2) bytes), got strides {strides}"
+                f"{name}: must be row-major (K-major, strides ({K * e}, {e}) bytes), got strides {strides}"
             )
     for name, count in (("A", M * K), ("B", N * K), ("C", M * N)):
         if count > _INT32_MAX:
             raise DeviceError(f"{name}: {count} elements is over the int32 index range (2**31 - 1)")
     if C is not None:
-        c_shape, c_dtype, c_strides, c_ptr = _describe(C, "C")
+        c_shape, c_got, c_strides, c_ptr = _describe(C, "C")
         if tuple(c_shape) != (M, N):
             raise DeviceError(f"C: must be (M, N) = ({M}, {N}), got shape {tuple(c_shape)}")
-        if c_dtype != out_dtype:
-            raise DeviceError(f"C: acc={acc!r} writes {out_dtype}, got a {c_dtype} array")
-        if tuple(c_strides) != (N * c_dtype.itemsize, c_dtype.itemsize):
+        if c_got != out_dtype:
+            who = f"acc={acc!r}" if c_dtype is None else f"step {step!r} with this configuration"
+            raise DeviceError(f"C: {who} writes {out_dtype}, got a {c_got} array")
+        if tuple(c_strides) != (N * c_got.itemsize, c_got.itemsize):
             raise DeviceError(f"C: must be row-major, got strides {c_strides}")
         pointers = (("A", a_ptr), ("B", b_ptr), ("C", c_ptr))
     else:

@@ -16,6 +16,9 @@ name                                                   PTX                      
 ``st_global_u32(dst, index, value)``                   ``st.global.b32``: 4 bytes at ``&dst[index]``  any
 ``st_global_v2_f32(dst, index, v0, v1)``               ``st.global.v2.f32``: 8 bytes at              any
                                                        ``&dst[index]``
+``cvt_rn_f16x2_f32(a, b)``                              ``cvt.rn.f16x2.f32``: ``a`` and ``b`` rounded     80
+                                                       to f16, ``a`` in the upper half of the u32
+``cvt_rn_bf16x2_f32(a, b)``                            ``cvt.rn.bf16x2.f32``: the same, to bf16       80
 ``mbarrier_init(bar, count)``                          ``mbarrier.init.shared::cta.b64``             80
 ``fence_mbarrier_init()``                              ``fence.mbarrier_init.release.cluster`` +      90
                                                        ``fence.proxy.async.shared::cta``
@@ -61,6 +64,8 @@ __all__ = [
     "cp_async_cg_16_zfill",
     "st_global_u32",
     "st_global_v2_f32",
+    "cvt_rn_f16x2_f32",
+    "cvt_rn_bf16x2_f32",
     "mbarrier_init",
     "fence_mbarrier_init",
     "mbarrier_arrive_expect_tx",
@@ -174,6 +179,24 @@ def _gpu_bindings():
     st_global_u32 = make_store("st_global_u32", (types.uint32,), "r")
     st_global_v2_f32 = make_store("st_global_v2_f32", (types.float32, types.float32), "f")
 
+    def cvt_pack(name):
+        def typer(typingctx, a, b):
+            for i, t in enumerate((a, b)):
+                if not isinstance(t, types.Float):
+                    raise TypingError(f"{name}: argument {i} must be a float; got {t}")
+            sig = types.uint32(types.float32, types.float32)
+
+            def codegen(context, builder, sig, args):
+                fnty = ir.FunctionType(i32, [ir.FloatType(), ir.FloatType()])
+                return builder.call(ir.InlineAsm(fnty, PTX[name], "=r,f,f"), list(args))
+
+            return sig, codegen
+
+        return intrinsic(fixed_arity(name, ["a", "b"], typer))
+
+    cvt_rn_f16x2_f32 = cvt_pack("cvt_rn_f16x2_f32")
+    cvt_rn_bf16x2_f32 = cvt_pack("cvt_rn_bf16x2_f32")
+
     def _u32_args(name, *args):
         for i, t in enumerate(args):
             if not isinstance(t, (types.Integer, types.Boolean)):
@@ -229,7 +252,7 @@ def _gpu_bindings():
         return sig, codegen
 
     return (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
-            mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,
+            cvt_rn_f16x2_f32, cvt_rn_bf16x2_f32, mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,
             tma_load_2d,
             None)
 
@@ -296,6 +319,18 @@ def _sim_bindings():
 
     def st_global_v2_f32(dst, index, v0, v1):
         store("st_global_v2_f32", dst, index, np.array([v0, v1], np.float32))
+
+    def _pack(kind, a, b):
+        from labkit.elements import to_bits
+
+        hi, lo = (int(x) for x in to_bits(np.array([a, b], np.float32), kind))
+        return np.uint32((hi << 16) | lo)
+
+    def cvt_rn_f16x2_f32(a, b):
+        return _pack("f16", a, b)
+
+    def cvt_rn_bf16x2_f32(a, b):
+        return _pack("bf16", a, b)
 
     import itertools
     import threading
@@ -385,14 +420,14 @@ def _sim_bindings():
             _complete(b)
 
     return (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
-            mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,
+            cvt_rn_f16x2_f32, cvt_rn_bf16x2_f32, mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,
             tma_load_2d,
             sim_tensor_map)
 
 
 _impl = _sim_bindings() if _SIMULATED else _gpu_bindings()
 (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
- mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,
+ cvt_rn_f16x2_f32, cvt_rn_bf16x2_f32, mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,
             tma_load_2d,
  sim_tensor_map) = _impl
 

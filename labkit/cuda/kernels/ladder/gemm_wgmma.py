@@ -45,7 +45,6 @@ before launch. Under numba's CUDA simulator the step is refused too (wgmma has n
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -53,71 +52,24 @@ from labkit.atoms.instructions import WARPGROUP, require_sm
 from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set_dynamic_shared
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
 from labkit.cuda.kernels.ladder.gemm_statements import NO_INSTRUCTION, Writer, render
-from labkit.errors import ConfigError, DeviceError, InstructionError
+from labkit.cuda.kernels.ladder.gemm_wgmma_config import CONFIGS, DEFAULT, RULES, WgmmaConfig, operand_dtypes
+from labkit.cuda.kernels.ladder.gemm_wgmma_config import pick as _pick
+from labkit.errors import DeviceError
 
 __all__ = ["STEP", "WgmmaConfig", "CONFIGS", "DEFAULT", "RULES", "k_descriptors", "statements",
-           "source", "launch", "kernel_config", "kernel_report", "WGMMA_CALLS"]
+           "source", "launch", "kernel_config", "kernel_report", "WGMMA_CALLS", "operand_dtypes", "signature"]
 
 STEP = "wgmma"
-BK = 64                    # one 128-byte swizzled row of f16
-K16_STEPS = BK // 16       # wgmma k16 instructions per k-tile
+K16_STEPS = 4              # wgmma instructions per k-tile: 128 bytes of K, 32 bytes each
 
-
-@dataclass(frozen=True)
-class WgmmaConfig:
-    """A CTA tile of ``consumers`` warpgroups, each ``m64 x bn`` (one wgmma m64nBNk16 per k16),
-    ``stages`` shared-memory stages of ``bm x 64`` A and ``bn x 64`` B, one producer warpgroup.
-    ``group_m``: tile rows per raster group (L2 reuse); ``max_registers``: the cap ptxas gets;
-    ``setmaxnreg``: (producer, consumer) registers after ``setmaxnreg`` (None: not used)."""
-
-    consumers: int = 2
-    bn: int = 256
-    stages: int = 4
-    group_m: int = 8
-    max_registers: int = 168
-    setmaxnreg: tuple | None = None
-
-    @property
-    def bm(self):
-        return 64 * self.consumers
-
-    @property
-    def bk(self):
-        return BK
-
-    @property
-    def threads(self):
-        return WARPGROUP * (1 + self.consumers)
-
-    @property
-    def a_bytes(self):
-        return self.bm * BK * 2
-
-    @property
-    def stage_bytes(self):
-        return (self.bm + self.bn) * BK * 2
-
-    def smem_bytes(self, sm=90):
-        """Dynamic shared memory: the stages, two mbarriers a stage, 1024 bytes of alignment slack."""
-        return self.stages * self.stage_bytes + 16 * self.stages + 1024
-
-
-CONFIGS = {
-    "128x256x64s4": WgmmaConfig(),
-    "128x256x64s4r": WgmmaConfig(setmaxnreg=(40, 232)),
-    "128x256x64s3": WgmmaConfig(stages=3),
-    "128x128x64s6": WgmmaConfig(bn=128, stages=6),
-}
-DEFAULT = "128x256x64s4"
-#: sm_90 and more (sm_90a is checked at launch); K % 8 == 0 (TMA row pitch), 16-byte pointers
-RULES = dict(min_sm=90, k_multiple=8, align_bytes=16)
 
 #: the wgmma names the kernel calls (``labkit.cuda.ptx``), in one place
 WGMMA_CALLS = {"fence": "wgmma_fence", "commit": "wgmma_commit_group", "wait": "wgmma_wait_group",
                "zeros": "wgmma_zeros", "fence_operand": "wgmma_fence_operand",
                "mma": "SM90_64x{n}x16_F32F16F16_SS"}     # the CuTe atom; its registry entry names the intrinsic
 _GEMM_PTX_CALLS = ("mbarrier_init", "fence_mbarrier_init", "mbarrier_arrive_expect_tx", "mbarrier_arrive",
-                   "mbarrier_try_wait", "tma_load_2d", "st_global_v2_f32")
+                   "mbarrier_try_wait", "tma_load_2d", "st_global_v2_f32", "st_global_u32", "cvt_rn_f16x2_f32",
+                   "cvt_rn_bf16x2_f32")
 
 
 def k_descriptors(cfg):
@@ -130,10 +82,20 @@ def k_descriptors(cfg):
     return [base + s for s in steps]
 
 
-def _mma_name(cfg):
+def _mma_entry(cfg):
     from labkit.atoms.instructions import instruction
+    from labkit.cuda.kernels.ladder.gemm_wgmma_operands import atom_name
 
-    return instruction(WGMMA_CALLS["mma"].format(n=cfg.bn)).name
+    return instruction(atom_name(cfg))
+
+
+def _mma_name(cfg):
+    return _mma_entry(cfg).name
+
+
+def _mma_immediates(cfg):
+    """The atom's immediates as the kernel passes them: scales +1, K-major (no transpose)."""
+    return ", ".join("1" if i.startswith("imm_scale") else "0" for i in _mma_entry(cfg).immediates)
 
 
 def statements(cfg=None, name="gemm_wgmma"):
@@ -147,11 +109,13 @@ def statements(cfg=None, name="gemm_wgmma"):
     R = cfg.bn // 2
     S, SB, AB = cfg.stages, cfg.stage_bytes, cfg.a_bytes
     mma = _mma_name(cfg)
+    imm = _mma_immediates(cfg)
+    BKc = cfg.bk
     W = WGMMA_CALLS
     w = Writer()
-    w.header(f"def {name}(C, M, N, K, maps):")
-    w.doc(f'"""{cfg.bm}x{cfg.bn}x{BK} CTA tile, {cfg.consumers} consumer warpgroups of m64n{cfg.bn}, '
-          f'one TMA producer warpgroup, {S} stages, f32 accumulate."""')
+    w.header(f"def {name}(C, M, N, K, maps{', alpha' if cfg.scaled else ''}):")
+    w.doc(f'"""{cfg.bm}x{cfg.bn}x{BKc} CTA tile, {cfg.consumers} consumer warpgroups of m64n{cfg.bn}, '
+          f'one TMA producer warpgroup, {S} stages, {cfg.a} x {cfg.b}, f32 accumulate, C in {cfg.c}."""')
     with w.concept("sA"):
         w.code("smem = cuda.shared.array(0, uint16)")
     w.lines(f"""
@@ -163,7 +127,7 @@ def statements(cfg=None, name="gemm_wgmma"):
         per_group = int32({cfg.group_m} * tiles_n)
     """)
     with w.concept("k_tile"):
-        w.code(f"ktiles = int32((K + {BK - 1}) // {BK})")
+        w.code(f"ktiles = int32((K + {BKc - 1}) // {BKc})")
     with w.concept("sA"):
         w.comment("128-byte swizzle (TMA and GMMA B128): stages start 1024-aligned")
         w.code("sbase = uint32((uint32(smem_addr(smem, 0)) + uint32(1023)) & uint32(0xFFFFFC00))",
@@ -205,8 +169,8 @@ def statements(cfg=None, name="gemm_wgmma"):
                         w.code(f"mbarrier_arrive_expect_tx(fb, {SB})", call="mbarrier_arrive_expect_tx")
                     with w.concept("copy"):
                         w.code(f"sa = uint32(sbase + stage * {SB})")
-                        w.code(f"tma_load_2d(sa, maps, 0, int32(kt * {BK}), m0, fb)", call="tma_load_2d")
-                        w.code(f"tma_load_2d(uint32(sa + {AB}), maps, 16, int32(kt * {BK}), n0, fb)",
+                        w.code(f"tma_load_2d(sa, maps, 0, int32(kt * {BKc}), m0, fb)", call="tma_load_2d")
+                        w.code(f"tma_load_2d(uint32(sa + {AB}), maps, 16, int32(kt * {BKc}), n0, fb)",
                                call="tma_load_2d")
                     with w.concept("k_pipe"):
                         w.code("stage += 1")
@@ -223,7 +187,7 @@ def statements(cfg=None, name="gemm_wgmma"):
             t = int32(tid % {WARPGROUP})
             warp = int32(t // 32)
             lane = int32(t % 32)
-            a_off = uint32(c * {64 * BK * 2})
+            a_off = uint32(c * {64 * 128})
         """)
         with w.concept("k_pipe"):
             w.code("stage = int32(0)")
@@ -245,7 +209,7 @@ def statements(cfg=None, name="gemm_wgmma"):
                     w.code(f"{W['fence']}()", call=W["fence"])
                     for k, d in enumerate(steps):
                         off = f" + uint64({d})" if d else ""
-                        w.code(f"acc = {mma}(da{off}, db{off}, acc, 1, 1, 1, 0, 0)", call=mma, repeat="mma")
+                        w.code(f"acc = {mma}(da{off}, db{off}, acc, 1, {imm})", call=mma, repeat="mma")
                     w.code(f"{W['commit']}()", call=W["commit"])
                     w.code(f"{W['wait']}(1)", call=W["wait"])
                 with w.concept("mbarrier"):
@@ -265,40 +229,50 @@ def statements(cfg=None, name="gemm_wgmma"):
                            cute="mbarrier")
                 w.code(f"acc = {W['fence_operand']}(acc)", call=W["fence_operand"], op=NO_INSTRUCTION,
                        cute="tCrC")
-                with w.concept("tCgC"):
-                    w.comment("wgmma's D fragment: warp w holds rows 16w + lane/4 (+8), columns 8j + 2(lane%4) (+1)")
-                    w.code("r0 = int32(m0 + 64 * c + 16 * warp + lane // 4)")
-                    w.code("col = int32(n0 + 2 * (lane % 4))")
-                    w.code("i0 = int32(r0 * N + col)")
-                    w.code("i1 = int32(i0 + 8 * N)")
-                with w.concept("axpby"):
-                    with w.block(f"if m0 + {cfg.bm} <= M and n0 + {cfg.bn} <= N:"):
-                        for j in range(cfg.bn // 8):
-                            w.code(f"st_global_v2_f32(C, i0 + {8 * j}, acc[{4 * j}], acc[{4 * j + 1}])",
-                                   call="st_global_v2_f32", repeat="st0")
-                            w.code(f"st_global_v2_f32(C, i1 + {8 * j}, acc[{4 * j + 2}], acc[{4 * j + 3}])",
-                                   call="st_global_v2_f32", repeat="st0")
-                    with w.block("else:", cute="residue"):
-                        w.code("ok0 = r0 < M", cute="residue")
-                        w.code("ok1 = r0 + 8 < M", cute="residue")
-                        for j in range(cfg.bn // 8):
-                            with w.block(f"if col + {8 * j} < N:", cute="residue"):
-                                with w.block("if ok0:", cute="residue"):
-                                    w.code(f"st_global_v2_f32(C, i0 + {8 * j}, acc[{4 * j}], acc[{4 * j + 1}])",
-                                           call="st_global_v2_f32")
-                                with w.block("if ok1:", cute="residue"):
-                                    w.code(f"st_global_v2_f32(C, i1 + {8 * j}, acc[{4 * j + 2}], acc[{4 * j + 3}])",
-                                           call="st_global_v2_f32")
+                _epilogue(w, cfg)
             w.code("tile += int32(cuda.gridDim.x)")
     return tuple(w.statements)
 
 
-def _pick(config):
-    if isinstance(config, WgmmaConfig):
-        return config
-    if config not in CONFIGS:
-        raise ConfigError(f"config: must be a WgmmaConfig or one of {sorted(CONFIGS)}, got {config!r}")
-    return CONFIGS[config]
+def _epilogue(w, cfg):
+    """The consumers' stores of C from wgmma's D fragment: f32 pairs (8 bytes), or f16 / bf16 pairs
+    rounded from them (``cvt.rn.{f16,bf16}x2.f32``, 4 bytes), times ``alpha`` when scaled."""
+    f32 = cfg.c == "f32"
+    scale = " * alpha" if cfg.scaled else ""
+
+    def store(j, hi, repeat=None):
+        x, y = f"acc[{4 * j + 2 * hi}]{scale}", f"acc[{4 * j + 2 * hi + 1}]{scale}"
+        if f32:
+            w.code(f"st_global_v2_f32(C, i{hi} + {8 * j}, {x}, {y})", call="st_global_v2_f32", repeat=repeat)
+            return
+        cvt = f"cvt_rn_{cfg.c}x2_f32"
+        w.code(f"p = {cvt}({y}, {x})", call=cvt, repeat=repeat and "cvt")
+        w.code(f"st_global_u32(C, i{hi} + {4 * j}, p)", call="st_global_u32", repeat=repeat)
+
+    with w.concept("tCgC"):
+        w.comment("wgmma's D fragment: warp w holds rows 16w + lane/4 (+8), columns 8j + 2(lane%4) (+1)")
+        w.code("r0 = int32(m0 + 64 * c + 16 * warp + lane // 4)")
+        w.code("col = int32(n0 + 2 * (lane % 4))")
+        if f32:
+            w.code("i0 = int32(r0 * N + col)")
+            w.code("i1 = int32(i0 + 8 * N)")
+        else:
+            w.comment(f"C as 32-bit words, two {cfg.c} each (the lower column in the low half)")
+            w.code("i0 = int32((r0 * N + col) // 2)")
+            w.code("i1 = int32(i0 + 4 * N)")
+    with w.concept("axpby"):
+        with w.block(f"if m0 + {cfg.bm} <= M and n0 + {cfg.bn} <= N:"):
+            for j in range(cfg.bn // 8):
+                for hi in (0, 1):
+                    store(j, hi, "st0")
+        with w.block("else:", cute="residue"):
+            w.code("ok0 = r0 < M", cute="residue")
+            w.code("ok1 = r0 + 8 < M", cute="residue")
+            for j in range(cfg.bn // 8):
+                with w.block(f"if col + {8 * j} < N:", cute="residue"):
+                    for hi in (0, 1):
+                        with w.block(f"if ok{hi}:", cute="residue"):
+                            store(j, hi)
 
 
 def source(config=DEFAULT, name="gemm_wgmma"):
@@ -337,7 +311,7 @@ def program(cfg, name="gemm_wgmma"):
 
     sts = statements(cfg, name)
     return KernelProgram(name, render(sts), namespace(cfg), statements=sts,
-                         label=f"gemm {name} {cfg.bm}x{cfg.bn}x{BK}s{cfg.stages}")
+                         label=f"gemm {name} {cfg.bm}x{cfg.bn}x{cfg.bk}s{cfg.stages}")
 
 
 @functools.lru_cache(maxsize=None)
@@ -347,12 +321,16 @@ def build_kernel(cfg, name="gemm_wgmma"):
     return program(cfg, name).kernel(min_sm=90, fastmath=True, lineinfo=False, max_registers=cfg.max_registers)
 
 
-def signature():
-    """numba argument types of the kernel: C (f32, 1-D), M, N, K, the tensor maps (uint64, 1-D)."""
+def signature(cfg=None):
+    """numba argument types of the kernel: C (f32, 1-D; for f16 or bf16 C its 32-bit words), M, N, K,
+    the tensor maps (uint64, 1-D), and ``alpha`` (f32) when the configuration is scaled."""
     from labkit.cuda import _numba
 
+    cfg = cfg or CONFIGS[DEFAULT]
     t = _numba.types
-    return (t.Array(t.float32, 1, "C"), t.int32, t.int32, t.int32, t.Array(t.uint64, 1, "C"))
+    c = t.float32 if cfg.c == "f32" else t.uint32
+    args = (t.Array(c, 1, "C"), t.int32, t.int32, t.int32, t.Array(t.uint64, 1, "C"))
+    return args + ((t.float32,) if cfg.scaled else ())
 
 
 def _require_sm90a(sm, acc):
@@ -366,14 +344,21 @@ def _require_sm90a(sm, acc):
     require_sm(WGMMA_CALLS["mma"].format(n=64), check_sm(sm))     # the one arch check: sm_90a
 
 
-def launch(A, B, C, acc, sm, config=DEFAULT):
+def launch(A, B, C, acc, sm, config=DEFAULT, alpha=1.0):
     """Check the operands and return a no-argument function that launches the kernel once
-    (grid: one CTA per SM, at most one per tile)."""
+    (grid: one CTA per SM, at most one per tile). ``alpha`` scales C in a scaled configuration
+    (the product of A's and B's per-tensor scales) and must stay 1.0 otherwise."""
     cfg = _pick(config)
     _require_sm90a(sm, acc)
-    M, N, K = check_operands(STEP, A, B, C, acc, sm, **RULES)
+    ab, cd = operand_dtypes(cfg)
+    if C is None:
+        raise DeviceError("C: step 'wgmma' needs C, a device array (M, N) of " + str(cd))
+    M, N, K = check_operands(STEP, A, B, C, acc, sm, **dict(RULES, k_multiple=16 // ab.itemsize),
+                             ab_dtype=ab, c_dtype=cd)
     if N % 2:
-        raise DeviceError(f"N: step 'wgmma' stores C two f32 at a time (8-byte stores), so N must be even; got N={N}")
+        raise DeviceError(f"N: step 'wgmma' stores C two elements at a time, so N must be even; got N={N}")
+    if not cfg.scaled and alpha != 1.0:
+        raise DeviceError(f"alpha: configuration {config!r} is not scaled (scaled=False); got alpha={alpha!r}")
     from numba import cuda
 
     from labkit.cuda.kernels.ladder.gemm_tma_maps import tensor_maps
@@ -381,9 +366,11 @@ def launch(A, B, C, acc, sm, config=DEFAULT):
     kernel = build_kernel(cfg)
     kernel.check()
     A1, B1, C1 = A.reshape(M * K), B.reshape(N * K), C.reshape(M * N)
+    if cfg.c != "f32":
+        C1 = C1.view(np.uint32)                      # two 16-bit elements a word
     maps = tensor_maps(cfg, A1, B1, M, N, K)
-    args = (C1, np.int32(M), np.int32(N), np.int32(K), maps)
-    kernel.dispatcher.compile(signature())
+    args = (C1, np.int32(M), np.int32(N), np.int32(K), maps) + ((np.float32(alpha),) if cfg.scaled else ())
+    kernel.dispatcher.compile(signature(cfg))
     smem = cfg.smem_bytes()
     set_dynamic_shared(kernel.dispatcher, smem)
     sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
@@ -398,9 +385,19 @@ def launch(A, B, C, acc, sm, config=DEFAULT):
     return run
 
 
+def check(M, N, K, acc="f32", sm=None, seed=None, config=DEFAULT):
+    """Run ``config`` on fresh operands of its element types; ``(relative error, bound)``
+    (:mod:`~labkit.cuda.kernels.ladder.gemm_wgmma_check`)."""
+    from labkit.cuda.kernels.ladder.gemm_wgmma_check import check as run
+
+    _require_sm90a(90 if sm is None else sm, acc)
+    return run(M, N, K, config, sm=sm, seed=seed)
+
+
 def ptx_text(config=DEFAULT, name="gemm_wgmma"):
     """The kernel's PTX for sm_90a, compiled without a GPU (``numba.cuda.compile_ptx``)."""
-    return program(_pick(config), name).compile_ptx(signature(), cc=(9, 0, "a"), fastmath=True)
+    cfg = _pick(config)
+    return program(cfg, name).compile_ptx(signature(cfg), cc=(9, 0, "a"), fastmath=True)
 
 
 def kernel_report(acc="f32", sm=90, sass_path=None, config=DEFAULT):

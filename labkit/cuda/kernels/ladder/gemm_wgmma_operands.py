@@ -36,27 +36,44 @@ from labkit import layout as lk
 from labkit.atoms import mma_atom
 from labkit.atoms.gmma_layouts import gmma_layout_atom
 from labkit.atoms.instructions import WARPGROUP
+from labkit.elements import element
 from labkit.errors import ConfigError, DeviceError
 from labkit.tiled import make_tiled_mma
 
-__all__ = ["ATOM", "tiled_mma", "smem_layout", "smem_tensors", "fragments", "fragment_descriptors",
+__all__ = ["ATOM", "atom_name", "tiled_mma", "smem_layout", "smem_tensors", "fragments", "fragment_descriptors",
            "kernel_descriptors"]
 
-#: the CuTe atom of step 7's MMA (``n``: the CTA tile's columns)
+#: the CuTe atom of step 7's MMA for f16 operands (``n``: the CTA tile's columns); :func:`atom_name`
+#: gives any configuration's
 ATOM = "SM90_64x{n}x16_F32F16F16_SS"
-_BK = 64
+
+
+def atom_name(cfg):
+    """The CuTe GMMA atom of ``cfg``'s operand types: f32 accumulators, A and B K-major from shared
+    memory (8-bit operands exist only so: ``_TN``).
+
+    >>> from labkit.cuda.kernels.ladder import gemm_wgmma as g
+    >>> atom_name(g.CONFIGS[g.DEFAULT]), atom_name(g.CONFIGS["128x256x128s4-e4m3"])
+    ('SM90_64x256x16_F32F16F16_SS', 'SM90_64x256x32_F32E4M3E4M3_SS_TN')
+    """
+    a, b = element(cfg.a), element(cfg.b)
+    k = 256 // a.bits
+    tn = "_TN" if a.bits == 8 else ""
+    return f"SM90_64x{cfg.bn}x{k}_F32{a.name.upper()}{b.name.upper()}_SS{tn}"
 
 
 def tiled_mma(cfg):
-    """``make_tiled_mma(SM90_64x{bn}x16_F32F16F16_SS, Layout<Shape<consumers,1,1>>)``: one 64-row
+    """``make_tiled_mma(SM90_64x{bn}x{k}_F32{A}{B}_SS, Layout<Shape<consumers,1,1>>)``: one 64-row
     atom per consumer warpgroup."""
     S = lk.S
-    return make_tiled_mma(mma_atom(ATOM.format(n=cfg.bn)), lk.make_layout((S(cfg.consumers), S(1), S(1))))
+    return make_tiled_mma(mma_atom(atom_name(cfg)), lk.make_layout((S(cfg.consumers), S(1), S(1))))
 
 
-def smem_layout(rows):
-    """``tile_to_shape(GMMA::Layout_K_SW128_Atom<half_t>, (rows, 64))``: one operand of a stage."""
-    return lk.tile_to_shape(gmma_layout_atom("K", "SW128", "half_t"), (lk.S(rows), lk.S(_BK)))
+def smem_layout(rows, cfg=None):
+    """``tile_to_shape(GMMA::Layout_K_SW128_Atom<T>, (rows, bk))``: one operand of a stage (``T``
+    the configuration's element type, half_t by default; ``bk`` its 128 bytes of K)."""
+    t = element(cfg.a if cfg is not None else "f16")
+    return lk.tile_to_shape(gmma_layout_atom("K", "SW128", t.cute), (lk.S(rows), lk.S(1024 // t.bits)))
 
 
 def smem_tensors(cfg, stage, base=0):
@@ -65,8 +82,9 @@ def smem_tensors(cfg, stage, base=0):
     if not 0 <= stage < cfg.stages:
         raise DeviceError(f"stage: must be in 0..{cfg.stages - 1}; got {stage!r}")
     at = base + stage * cfg.stage_bytes
-    return (lk.make_tensor(lk.make_smem_ptr(at, "half_t"), smem_layout(cfg.bm)),
-            lk.make_tensor(lk.make_smem_ptr(at + cfg.a_bytes, "half_t"), smem_layout(cfg.bn)))
+    ta, tb = element(cfg.a).cute, element(cfg.b).cute
+    return (lk.make_tensor(lk.make_smem_ptr(at, ta), smem_layout(cfg.bm, cfg)),
+            lk.make_tensor(lk.make_smem_ptr(at + cfg.a_bytes, tb), smem_layout(cfg.bn, cfg)))
 
 
 def fragments(cfg, stage, consumer, base=0):
@@ -92,7 +110,7 @@ def kernel_descriptors(cfg):
     a0, b0 = (fragment_descriptors(f) for f in fragments(cfg, 0, 0))
     base = a0[0]
     steps = tuple(d - base for d in a0)
-    a_off = 64 * _BK * 2                       # bytes from one consumer's 64 rows of A to the next's
+    a_off = 64 * 128                           # bytes from one consumer's 64 rows of A to the next's
     for stage in range(cfg.stages):
         sa = stage * cfg.stage_bytes
         for consumer in range(cfg.consumers):

@@ -1,0 +1,130 @@
+"""Step 7's configurations: the CTA tile, the pipeline and the operand types of the wgmma kernel.
+
+A :class:`WgmmaConfig` says how many consumer warpgroups share a CTA tile, its columns, the
+stages, the raster order, the registers, and the element types: f16 operands, or Hopper's 8-bit
+floats (e4m3, e5m2; K = 32 a wgmma, so a 128-byte k-tile holds 128 of them), with C in f32, f16
+or bf16. :data:`CONFIGS` names the ones the book and the benchmark use.
+
+>>> cfg = CONFIGS["128x256x128s4-e4m3"]
+>>> (cfg.bm, cfg.bn, cfg.bk), cfg.a, cfg.c, cfg.stage_bytes
+((128, 256, 128), 'e4m3', 'bf16', 49152)
+>>> WgmmaConfig(a="float_e4m3_t", b="fp8_e5m2").b
+'e5m2'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from labkit.atoms.instructions import WARPGROUP
+from labkit.errors import ConfigError
+
+__all__ = ["WgmmaConfig", "CONFIGS", "DEFAULT", "RULES", "BK", "pick", "operand_dtypes"]
+
+BK = 64                    # one 128-byte swizzled row of f16 (128 of an 8-bit type: ``cfg.bk``)
+
+_AB8 = ("e4m3", "e5m2")
+_AB = ("f16",) + _AB8
+_C = ("f32", "f16", "bf16")
+
+
+@dataclass(frozen=True)
+class WgmmaConfig:
+    """A CTA tile of ``consumers`` warpgroups, each ``m64 x bn`` (one wgmma m64nBNk16 per k16),
+    ``stages`` shared-memory stages of ``bm x 64`` A and ``bn x 64`` B, one producer warpgroup.
+    ``group_m``: tile rows per raster group (L2 reuse; 1: row after row); ``max_registers``: the cap
+    ptxas gets; ``setmaxnreg``: (producer, consumer) registers after ``setmaxnreg`` (None: not used);
+    ``a``, ``b``: the operands' element type (f16, or the 8-bit floats e4m3 and e5m2, any spelling of
+    :mod:`labkit.elements`); ``c``: what C holds (f32, or f16 / bf16 rounded from the f32
+    accumulators); ``scaled``: C = ``alpha`` * A B, ``alpha`` a run-time f32 (the product of
+    per-tensor scales of fp8 operands)."""
+
+    consumers: int = 2
+    bn: int = 256
+    stages: int = 4
+    group_m: int = 8
+    max_registers: int = 168
+    setmaxnreg: tuple | None = None
+    a: str = "f16"
+    b: str = "f16"
+    c: str = "f32"
+    scaled: bool = False
+
+    def __post_init__(self):
+        from labkit.elements import element
+
+        try:
+            a, b, c = element(self.a), element(self.b), element(self.c)
+        except Exception as e:  # noqa: BLE001 - one message for every spelling mistake
+            raise ConfigError(f"config: {e}") from None
+        if a.name not in _AB or b.name not in _AB or (a.bits != b.bits) or (a.bits == 16 and a != b):
+            raise ConfigError(f"config: a and b must both be f16, or both 8-bit floats (e4m3, e5m2); "
+                              f"got a={self.a!r}, b={self.b!r}")
+        if c.name not in _C:
+            raise ConfigError(f"config: c must be one of {', '.join(_C)}; got {self.c!r}")
+        for f, v in (("a", a.name), ("b", b.name), ("c", c.name)):
+            object.__setattr__(self, f, v)
+
+    @property
+    def bm(self):
+        return 64 * self.consumers
+
+    @property
+    def bk(self):
+        """Elements of K in a k-tile: one 128-byte swizzled row."""
+        return 128 if self.a in _AB8 else BK
+
+    @property
+    def threads(self):
+        return WARPGROUP * (1 + self.consumers)
+
+    @property
+    def a_bytes(self):
+        return self.bm * 128
+
+    @property
+    def stage_bytes(self):
+        return (self.bm + self.bn) * 128
+
+    def smem_bytes(self, sm=90):
+        """Dynamic shared memory: the stages, two mbarriers a stage, 1024 bytes of alignment slack."""
+        return self.stages * self.stage_bytes + 16 * self.stages + 1024
+
+
+CONFIGS = {
+    "128x256x64s4": WgmmaConfig(),
+    "128x256x64s4r": WgmmaConfig(setmaxnreg=(40, 232)),
+    "128x256x64s3": WgmmaConfig(stages=3),
+    "128x128x64s6": WgmmaConfig(bn=128, stages=6),
+    "128x256x64s4g1": WgmmaConfig(group_m=1),
+    "128x256x64s4-f16out": WgmmaConfig(c="f16"),
+    "128x256x128s4-e4m3": WgmmaConfig(a="e4m3", b="e4m3", c="bf16", scaled=True),
+    "128x256x128s4-e5m2e4m3": WgmmaConfig(a="e5m2", b="e4m3", c="bf16", scaled=True),
+}
+DEFAULT = "128x256x64s4"
+#: sm_90 and more (sm_90a is checked at launch); K % 8 == 0 (TMA row pitch), 16-byte pointers
+RULES = dict(min_sm=90, k_multiple=8, align_bytes=16)
+
+def pick(config):
+    """``config`` itself if a :class:`WgmmaConfig`, else the one :data:`CONFIGS` names."""
+    if isinstance(config, WgmmaConfig):
+        return config
+    if config not in CONFIGS:
+        raise ConfigError(f"config: must be a WgmmaConfig or one of {sorted(CONFIGS)}, got {config!r}")
+    return CONFIGS[config]
+
+
+def operand_dtypes(config=DEFAULT):
+    """``(A and B's dtype, C's dtype)`` the launch takes for ``config``: an 8-bit float travels as
+    uint8, bf16 as uint16 (numba has neither type).
+
+    >>> operand_dtypes("128x256x128s4-e4m3")
+    (dtype('uint8'), dtype('uint16'))
+    """
+    cfg = pick(config)
+    ab = np.dtype(np.uint8) if cfg.a in _AB8 else np.dtype(np.float16)
+    return ab, np.dtype({"f32": np.float32, "f16": np.float16, "bf16": np.uint16}[cfg.c])
+
+
