@@ -146,7 +146,9 @@ def test_wgmma_configs_on_gpu(config):
 
     if device_sm() != 90:
         pytest.skip("wgmma needs sm_90a")
+    step = 16 // gemm_wgmma.operand_dtypes(config)[0].itemsize     # K: rows of 16-byte multiples (TMA)
     for M, N, K in ((257, 264, 136), (1000, 776, 1032)):
+        K = -(-K // step) * step
         err, tol = gemm.check("wgmma", M, N, K, config=config)
         assert err <= tol, f"{config} {M}x{N}x{K}: {err:.3g} over {tol:.3g}"
     rep = gemm.kernel_report("wgmma", "f32", config=config)
@@ -215,3 +217,20 @@ def test_the_fp8_kernel_compiles_to_k32_wgmma_and_bf16_pairs():
     assert len(mma) == 4 and all(len(m.split(",")) == 128 for m in mma)
     assert text.count("cvt.rn.bf16x2.f32") == 128 and text.count("st.global.b32") == 128
     assert "st.global.v2.f32" not in text
+
+
+def test_pingpong_consumers_take_turns_on_whole_tiles():
+    cfg = gemm_wgmma.CONFIGS["128x128x64s6pp"]
+    assert (cfg.bm, cfg.bn, cfg.consumers) == (128, 128, 2)
+    st = gemm_wgmma.statements(cfg)
+    text = "\n".join(s.text for s in st)
+    # one warpgroup covers the tile's 128 rows: two m64n128k16 a k-slice, eight a k-tile
+    main = [s for s in st if s.phase == "mainloop" and s.op == "wgmma.mma_async"]
+    assert len(main) == 8 and {s.text.split(" = ")[0] for s in main} == {"acc0", "acc1"}
+    # tiles alternate between the consumers; each finds its stage from the tile's place in the stream
+    assert "tile = int32(cuda.blockIdx.x + c * cuda.gridDim.x)" in text and "seq += 2" in text
+    assert "stage = int32(pos % 6)" in text and "phase = uint32((pos // 6) & 1)" in text
+    # each stage has one consumer, freed by one arrival; a turn barrier per consumer orders the main loops
+    assert text.count("mbarrier_init(empty0 + 8 * s, 1)") == 1
+    assert "mbarrier_arrive(empty0 + 48 + 8 * (1 - c))" in text
+    assert cfg.smem_bytes() == 6 * (128 + 128) * 128 + 16 * 6 + 16 + 1024

@@ -27,11 +27,15 @@ def test_every_stage_and_consumer_gets_the_isa_descriptors(name):
     for stage in range(cfg.stages):
         for consumer in range(cfg.consumers):
             tA, tB = ops.fragments(cfg, stage, consumer)
-            a = stage * cfg.stage_bytes + consumer * 64 * 64 * 2       # consumer c: rows 64c.. of A
-            b = stage * cfg.stage_bytes + cfg.bm * 64 * 2               # B after the stage's A tile
-            # k-block k: 16 halves = 32 bytes further along the 128-byte swizzled row
-            assert ops.fragment_descriptors(tA) == tuple(isa_desc(a + 32 * k) for k in range(4))
+            b = stage * cfg.stage_bytes + cfg.bm * 128                  # B after the stage's A tile
+            # k-block k: 32 bytes (16 halves, 32 8-bit floats) further along the 128-byte swizzled row
             assert ops.fragment_descriptors(tB) == tuple(isa_desc(b + 32 * k) for k in range(4))
+            # consumer c: rows 64c.. of A (128-byte rows); in ping-pong each consumer has every
+            # 64-row block of the tile, block m at row 64m
+            blocks = [(m, m) for m in range(cfg.bm // 64)] if cfg.pingpong else [(0, consumer)]
+            for m, row_block in blocks:
+                a = stage * cfg.stage_bytes + row_block * 64 * 128
+                assert ops.fragment_descriptors(tA, m) == tuple(isa_desc(a + 32 * k) for k in range(4))
 
 
 def test_the_kernel_issues_the_fragments_descriptors():

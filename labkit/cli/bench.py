@@ -139,7 +139,7 @@ def _header(backend):
     return lines
 
 
-TC_STEPS_REPORTED = ("HMMA", "HGMMA", "LDSM", "LDGSTS", "UTMALDG")
+TC_STEPS_REPORTED = ("HMMA", "HGMMA", "QGMMA", "LDSM", "LDGSTS", "UTMALDG")
 
 
 def _variants(args):

@@ -212,10 +212,11 @@ def ktile_mix(sass, hmma_ktile, op="HMMA"):
     return out
 
 
-def wgmma_ktile_mix(sass, hgmma_ktile, tma_ktile=2):
+def wgmma_ktile_mix(sass, hgmma_ktile, tma_ktile=2, opcode="HGMMA"):
     """Per k-tile counts of a warp-specialized wgmma kernel: the consumer's loop (the one with the
-    most ``HGMMA``, ``hgmma_ktile`` of them a k-tile) and, as ``UTMALDG``, the TMA copies of the
-    producer's loop (the one with the most ``UTMALDG``, ``tma_ktile`` a k-tile).
+    most ``opcode``, ``hgmma_ktile`` of them a k-tile; ``HGMMA`` for 16-bit operands, ``QGMMA``
+    for 8-bit floats) and, as ``UTMALDG``, the TMA copies of the producer's loop (the one with
+    the most ``UTMALDG``, ``tma_ktile`` a k-tile).
 
     >>> sass = '''
     ...         /*0000*/                   UTMALDG.2D [UR8], [UR4] ;
@@ -228,7 +229,7 @@ def wgmma_ktile_mix(sass, hgmma_ktile, tma_ktile=2):
     >>> wgmma_ktile_mix(sass, 2)
     {'HGMMA': 2.0, 'BRA': 1.0, 'total': 3.0, 'UTMALDG': 2.0}
     """
-    out = ktile_mix(sass, hgmma_ktile, "HGMMA")
+    out = ktile_mix(sass, hgmma_ktile, opcode)
     producer = ktile_mix(sass, tma_ktile, "UTMALDG")
     if out and producer:
         out["UTMALDG"] = producer["UTMALDG"]

@@ -138,7 +138,11 @@ def statements(cfg=None, name="gemm_wgmma"):
         with w.block("if tid == 0:"):
             with w.block(f"for s in range({S}):"):
                 w.code("mbarrier_init(full0 + 8 * s, 1)", call="mbarrier_init")
-                w.code(f"mbarrier_init(empty0 + 8 * s, {cfg.consumers})", call="mbarrier_init")
+                w.code(f"mbarrier_init(empty0 + 8 * s, {1 if cfg.pingpong else cfg.consumers})", call="mbarrier_init")
+            if cfg.pingpong:
+                w.comment("order[c]: the other consumer's main loop is done, consumer c's turn (one arrival)")
+                w.code(f"mbarrier_init(empty0 + {8 * S}, 1)", call="mbarrier_init")
+                w.code(f"mbarrier_init(empty0 + {8 * S + 8}, 1)", call="mbarrier_init")
             w.code("fence_mbarrier_init()", call="fence_mbarrier_init")
         w.code("cuda.syncthreads()", call="cuda.syncthreads")
 
@@ -181,22 +185,48 @@ def statements(cfg=None, name="gemm_wgmma"):
     with w.block("else:"):
         if cfg.setmaxnreg:
             w.code(f"setmaxnreg_inc_{cfg.setmaxnreg[1]}()", call=f"setmaxnreg_inc_{cfg.setmaxnreg[1]}")
-        w.comment(f"a consumer warpgroup: rows 64c .. 64c+63 of the tile, m64n{cfg.bn}k16 from shared memory")
+        MB = _m_blocks(cfg)
+        accs = [f"acc{m}" if MB > 1 else "acc" for m in range(MB)]
+        if cfg.pingpong:
+            w.comment(f"a consumer warpgroup: every other tile of the CTA, all {cfg.bm} rows "
+                      f"({MB} x m64n{cfg.bn}k16 a k-slice); while it stores one tile the other computes")
+        else:
+            w.comment(f"a consumer warpgroup: rows 64c .. 64c+63 of the tile, m64n{cfg.bn}k16 from shared memory")
         w.lines(f"""
             c = int32(wg - 1)
             t = int32(tid % {WARPGROUP})
             warp = int32(t // 32)
             lane = int32(t % 32)
-            a_off = uint32(c * {64 * 128})
+            a_off = uint32({0 if cfg.pingpong else "c * " + str(64 * 128)})
         """)
         with w.concept("k_pipe"):
             w.code("stage = int32(0)")
             w.code("phase = uint32(0)")
             w.code("prev = int32(0)")
-        w.code("tile = int32(cuda.blockIdx.x)")
+        if cfg.pingpong:
+            w.code("tile = int32(cuda.blockIdx.x + c * cuda.gridDim.x)")
+            w.code("seq = int32(c)")
+        else:
+            w.code("tile = int32(cuda.blockIdx.x)")
         with w.block("while tile < ntiles:"):
             tile_coords()
-            w.code(f"acc = {W['zeros']}({R})", call=W["zeros"], op=NO_INSTRUCTION, cute="tCrC")
+            if cfg.pingpong:
+                with w.concept("k_pipe"):
+                    w.comment("the producer fills the stages tile after tile: this tile's first k-tile is "
+                              "k-tile seq * ktiles of the CTA's stream")
+                    w.code("pos = int32(seq * ktiles)")
+                    w.code(f"stage = int32(pos % {S})")
+                    w.code(f"phase = uint32((pos // {S}) & 1)")
+            for acc in accs:
+                w.code(f"{acc} = {W['zeros']}({R})", call=W["zeros"], op=NO_INSTRUCTION, cute="tCrC")
+            if cfg.pingpong:
+                with w.concept("mbarrier"):
+                    w.comment("wait for this consumer's turn: the other's previous main loop has been issued "
+                              "(so the stages this tile reads are at most one round ahead: parities cannot alias)")
+                    w.code("turn = uint32(((seq // 2) & 1) ^ (1 - c))")
+                    with w.block(f"while mbarrier_try_wait(empty0 + {8 * S} + 8 * c, turn) == 0:",
+                                 call="mbarrier_try_wait"):
+                        w.code("pass")
             with w.in_phase("mainloop"), w.block("for kt in range(ktiles):", cute="k_tile"):
                 with w.concept("wait_stage"):
                     with w.block("while mbarrier_try_wait(full0 + 8 * stage, phase) == 0:",
@@ -204,12 +234,16 @@ def statements(cfg=None, name="gemm_wgmma"):
                         w.code("pass")
                 with w.concept("gemm"):
                     w.code(f"sa = uint32(sbase + stage * {SB})")
-                    w.code(f"da = uint64(uint64((sa + a_off) >> 4) | uint64({base:#x}))")
+                    for m in range(MB):
+                        at = "sa + a_off" + (f" + {64 * 128 * m}" if m else "")
+                        w.code(f"da{m if MB > 1 else ''} = uint64(uint64(({at}) >> 4) | uint64({base:#x}))")
                     w.code(f"db = uint64(uint64((sa + {AB}) >> 4) | uint64({base:#x}))")
                     w.code(f"{W['fence']}()", call=W["fence"])
                     for k, d in enumerate(steps):
                         off = f" + uint64({d})" if d else ""
-                        w.code(f"acc = {mma}(da{off}, db{off}, acc, 1, {imm})", call=mma, repeat="mma")
+                        for m, acc in enumerate(accs):
+                            da = f"da{m if MB > 1 else ''}"
+                            w.code(f"{acc} = {mma}({da}{off}, db{off}, {acc}, 1, {imm})", call=mma, repeat="mma")
                     w.code(f"{W['commit']}()", call=W["commit"])
                     w.code(f"{W['wait']}(1)", call=W["wait"])
                 with w.concept("mbarrier"):
@@ -222,26 +256,42 @@ def statements(cfg=None, name="gemm_wgmma"):
                     with w.block(f"if stage == {S}:"):
                         w.code("stage = 0")
                         w.code("phase ^= uint32(1)")
+            if cfg.pingpong:
+                with w.concept("mbarrier"):
+                    w.comment("hand the tensor cores to the other consumer; this one goes on to its epilogue")
+                    with w.block("if t == 0:"):
+                        w.code(f"mbarrier_arrive(empty0 + {8 * S} + 8 * (1 - c))", call="mbarrier_arrive")
             with w.in_phase("epilogue"):
                 w.code(f"{W['wait']}(0)", call=W["wait"])
                 with w.block("if ktiles > 0 and t == 0:"):
                     w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive",
                            cute="mbarrier")
-                w.code(f"acc = {W['fence_operand']}(acc)", call=W["fence_operand"], op=NO_INSTRUCTION,
-                       cute="tCrC")
-                _epilogue(w, cfg)
-            w.code("tile += int32(cuda.gridDim.x)")
+                for m, acc in enumerate(accs):
+                    w.code(f"{acc} = {W['fence_operand']}({acc})", call=W["fence_operand"], op=NO_INSTRUCTION,
+                           cute="tCrC")
+                for m, acc in enumerate(accs):
+                    _epilogue(w, cfg, acc, f"{64 * m}" if cfg.pingpong else "64 * c")
+            if cfg.pingpong:
+                w.code("tile += int32(2 * cuda.gridDim.x)")
+                w.code("seq += 2")
+            else:
+                w.code("tile += int32(cuda.gridDim.x)")
     return tuple(w.statements)
 
 
-def _epilogue(w, cfg):
+def _m_blocks(cfg):
+    """m64 blocks a consumer warpgroup computes per tile: 1, or all of them in ping-pong."""
+    return cfg.bm // 64 if cfg.pingpong else 1
+
+
+def _epilogue(w, cfg, acc="acc", rows="64 * c"):
     """The consumers' stores of C from wgmma's D fragment: f32 pairs (8 bytes), or f16 / bf16 pairs
     rounded from them (``cvt.rn.{f16,bf16}x2.f32``, 4 bytes), times ``alpha`` when scaled."""
     f32 = cfg.c == "f32"
     scale = " * alpha" if cfg.scaled else ""
 
     def store(j, hi, repeat=None):
-        x, y = f"acc[{4 * j + 2 * hi}]{scale}", f"acc[{4 * j + 2 * hi + 1}]{scale}"
+        x, y = f"{acc}[{4 * j + 2 * hi}]{scale}", f"{acc}[{4 * j + 2 * hi + 1}]{scale}"
         if f32:
             w.code(f"st_global_v2_f32(C, i{hi} + {8 * j}, {x}, {y})", call="st_global_v2_f32", repeat=repeat)
             return
@@ -251,7 +301,7 @@ def _epilogue(w, cfg):
 
     with w.concept("tCgC"):
         w.comment("wgmma's D fragment: warp w holds rows 16w + lane/4 (+8), columns 8j + 2(lane%4) (+1)")
-        w.code("r0 = int32(m0 + 64 * c + 16 * warp + lane // 4)")
+        w.code(f"r0 = int32(m0 + {rows} + 16 * warp + lane // 4)")
         w.code("col = int32(n0 + 2 * (lane % 4))")
         if f32:
             w.code("i0 = int32(r0 * N + col)")
@@ -427,7 +477,8 @@ def kernel_report(acc="f32", sm=90, sass_path=None, config=DEFAULT):
     if sass:
         report["sass"] = sass
         report["mix"] = dict(gemm_sass.instruction_mix(sass))
-        report["per_ktile"] = gemm_sass.wgmma_ktile_mix(sass, K16_STEPS)
+        opcode = "HGMMA" if cfg.a == "f16" else "QGMMA"       # SASS's names: 16-bit and 8-bit operands
+        report["per_ktile"] = gemm_sass.wgmma_ktile_mix(sass, K16_STEPS * _m_blocks(cfg), opcode=opcode)
         if sass_path:
             with open(sass_path, "w") as out:
                 out.write(sass)

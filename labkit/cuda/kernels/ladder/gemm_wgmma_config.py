@@ -39,7 +39,10 @@ class WgmmaConfig:
     ``a``, ``b``: the operands' element type (f16, or the 8-bit floats e4m3 and e5m2, any spelling of
     :mod:`labkit.elements`); ``c``: what C holds (f32, or f16 / bf16 rounded from the f32
     accumulators); ``scaled``: C = ``alpha`` * A B, ``alpha`` a run-time f32 (the product of
-    per-tensor scales of fp8 operands)."""
+    per-tensor scales of fp8 operands); ``pingpong``: the two consumer warpgroups take alternate
+    tiles of 128 rows instead of sharing each (CUTLASS's ``KernelTmaWarpSpecializedPingpong``): the
+    producer fills the stages tile after tile, so one warpgroup's epilogue runs while the other's
+    main loop has the tensor cores."""
 
     consumers: int = 2
     bn: int = 256
@@ -51,6 +54,7 @@ class WgmmaConfig:
     b: str = "f16"
     c: str = "f32"
     scaled: bool = False
+    pingpong: bool = False
 
     def __post_init__(self):
         from labkit.elements import element
@@ -62,6 +66,8 @@ class WgmmaConfig:
         if a.name not in _AB or b.name not in _AB or (a.bits != b.bits) or (a.bits == 16 and a != b):
             raise ConfigError(f"config: a and b must both be f16, or both 8-bit floats (e4m3, e5m2); "
                               f"got a={self.a!r}, b={self.b!r}")
+        if self.pingpong and self.consumers != 2:
+            raise ConfigError(f"config: pingpong alternates two consumer warpgroups; got consumers={self.consumers}")
         if c.name not in _C:
             raise ConfigError(f"config: c must be one of {', '.join(_C)}; got {self.c!r}")
         for f, v in (("a", a.name), ("b", b.name), ("c", c.name)):
@@ -69,7 +75,8 @@ class WgmmaConfig:
 
     @property
     def bm(self):
-        return 64 * self.consumers
+        """Rows of a tile: 64 a consumer warpgroup, or 128 for each warpgroup in ping-pong."""
+        return 128 if self.pingpong else 64 * self.consumers
 
     @property
     def bk(self):
@@ -89,8 +96,9 @@ class WgmmaConfig:
         return (self.bm + self.bn) * 128
 
     def smem_bytes(self, sm=90):
-        """Dynamic shared memory: the stages, two mbarriers a stage, 1024 bytes of alignment slack."""
-        return self.stages * self.stage_bytes + 16 * self.stages + 1024
+        """Dynamic shared memory: the stages, two mbarriers a stage (and the two turn mbarriers of
+        ping-pong), 1024 bytes of alignment slack."""
+        return self.stages * self.stage_bytes + 16 * self.stages + (16 if self.pingpong else 0) + 1024
 
 
 CONFIGS = {
@@ -99,6 +107,10 @@ CONFIGS = {
     "128x256x64s3": WgmmaConfig(stages=3),
     "128x128x64s6": WgmmaConfig(bn=128, stages=6),
     "128x256x64s4g1": WgmmaConfig(group_m=1),
+    "128x128x64s6pp": WgmmaConfig(bn=128, stages=6, pingpong=True),
+    "128x128x64s6pp-f16out": WgmmaConfig(bn=128, stages=6, pingpong=True, c="f16"),
+    "128x128x128s6pp-e4m3": WgmmaConfig(bn=128, stages=6, pingpong=True, a="e4m3", b="e4m3", c="bf16",
+                                        scaled=True),
     "128x256x64s4-f16out": WgmmaConfig(c="f16"),
     "128x256x128s4-e4m3": WgmmaConfig(a="e4m3", b="e4m3", c="bf16", scaled=True),
     "128x256x128s4-e5m2e4m3": WgmmaConfig(a="e5m2", b="e4m3", c="bf16", scaled=True),

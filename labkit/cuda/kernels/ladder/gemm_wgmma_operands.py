@@ -64,9 +64,11 @@ def atom_name(cfg):
 
 def tiled_mma(cfg):
     """``make_tiled_mma(SM90_64x{bn}x{k}_F32{A}{B}_SS, Layout<Shape<consumers,1,1>>)``: one 64-row
-    atom per consumer warpgroup."""
+    atom per consumer warpgroup; in ping-pong ``Layout<Shape<_1,_1,_1>>``, one warpgroup that
+    covers the tile's 128 rows with two atoms (``MMA_M`` = 2)."""
     S = lk.S
-    return make_tiled_mma(mma_atom(atom_name(cfg)), lk.make_layout((S(cfg.consumers), S(1), S(1))))
+    along_m = 1 if cfg.pingpong else cfg.consumers
+    return make_tiled_mma(mma_atom(atom_name(cfg)), lk.make_layout((S(along_m), S(1), S(1))))
 
 
 def smem_layout(rows, cfg=None):
@@ -92,15 +94,15 @@ def fragments(cfg, stage, consumer, base=0):
     ``stage``'s tensors (its first thread's slice; a warpgroup's threads share the descriptors)."""
     if not 0 <= consumer < cfg.consumers:
         raise DeviceError(f"consumer: must be in 0..{cfg.consumers - 1}; got {consumer!r}")
-    thr = tiled_mma(cfg).get_slice(WARPGROUP * consumer)
+    thr = tiled_mma(cfg).get_slice(0 if cfg.pingpong else WARPGROUP * consumer)
     sA, sB = smem_tensors(cfg, stage, base)
     return thr.make_fragment_A(thr.partition_A(sA)), thr.make_fragment_B(thr.partition_B(sB))
 
 
-def fragment_descriptors(fragment):
-    """The 64-bit descriptors of a fragment's k-blocks (``MMA_M`` = ``MMA_N`` = 1), in order."""
+def fragment_descriptors(fragment, m=0):
+    """The 64-bit descriptors of a fragment's k-blocks in its ``m``-th MMA along M (or N), in order."""
     k_blocks = int(lk.size(fragment.layout[2]))
-    return tuple(int(fragment.storage.deref(int(fragment.layout(0, 0, k))).encode()) for k in range(k_blocks))
+    return tuple(int(fragment.storage.deref(int(fragment.layout(0, m, k))).encode()) for k in range(k_blocks))
 
 
 def kernel_descriptors(cfg):
@@ -110,16 +112,20 @@ def kernel_descriptors(cfg):
     a0, b0 = (fragment_descriptors(f) for f in fragments(cfg, 0, 0))
     base = a0[0]
     steps = tuple(d - base for d in a0)
-    a_off = 64 * 128                           # bytes from one consumer's 64 rows of A to the next's
+    a_off = 64 * 128                           # bytes from one 64-row block of A to the next
+    blocks = cfg.bm // 64 if cfg.pingpong else 1
     for stage in range(cfg.stages):
         sa = stage * cfg.stage_bytes
         for consumer in range(cfg.consumers):
-            fa, fb = (fragment_descriptors(f) for f in fragments(cfg, stage, consumer))
-            da = ((sa + consumer * a_off) >> 4) | base
+            tCrA, tCrB = fragments(cfg, stage, consumer)
+            fb = fragment_descriptors(tCrB)
             db = ((sa + cfg.a_bytes) >> 4) | base
-            want = (tuple(da + s for s in steps), tuple(db + s for s in steps))
-            if (fa, fb) != want:
-                raise ConfigError(f"config: stage {stage}, consumer {consumer}: the kernel's descriptors "
-                                  f"{[hex(d) for d in want[0] + want[1]]} differ from make_fragment_A/B's "
-                                  f"{[hex(d) for d in fa + fb]}")
+            for m in range(blocks):
+                fa = fragment_descriptors(tCrA, m)
+                da = ((sa + (m if cfg.pingpong else consumer) * a_off) >> 4) | base
+                want = (tuple(da + s for s in steps), tuple(db + s for s in steps))
+                if (fa, fb) != want:
+                    raise ConfigError(f"config: stage {stage}, consumer {consumer}, m-block {m}: the kernel's "
+                                      f"descriptors {[hex(d) for d in want[0] + want[1]]} differ from "
+                                      f"make_fragment_A/B's {[hex(d) for d in fa + fb]}")
     return base, steps
