@@ -152,7 +152,9 @@ def test_wgmma_configs_on_gpu(config):
         err, tol = gemm.check("wgmma", M, N, K, config=config)
         assert err <= tol, f"{config} {M}x{N}x{K}: {err:.3g} over {tol:.3g}"
     rep = gemm.kernel_report("wgmma", "f32", config=config)
-    assert rep["local_bytes"] == 0 and rep["mix"].get("HGMMA", 0) >= 4 and rep["mix"].get("HMMA", 0) == 0
+    # SASS names wgmma HGMMA for 16-bit operands and QGMMA for 8-bit floats
+    opcode = "HGMMA" if gemm_wgmma.CONFIGS[config].a == "f16" else "QGMMA"
+    assert rep["local_bytes"] == 0 and rep["mix"].get(opcode, 0) >= 4 and rep["mix"].get("HMMA", 0) == 0
 
 
 # --- operand types: fp8 in, f16 / bf16 out ------------------------------------------------------

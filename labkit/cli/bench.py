@@ -282,7 +282,7 @@ def run_gemm(args, out=sys.stdout):
                     err = backend.rel_error(pairs[0][1], ref)
                     out_t = "bf16" if eight else "f16"
                     bound = (rtol * ratio if eight else tolerance("f32", K)) + ROUNDOFF[out_t]
-                    name = "cuBLAS fp8 (torch._scaled_mm)" if eight else f"cuBLAS ({backend.name})"
+                    name = f"cuBLAS {kind[0]}x{kind[1]} (torch _scaled_mm)" if eight else f"cuBLAS ({backend.name})"
                     row = dict(size=size, M=M, N=N, K=K, acc="f32", types=f"{kind[0]}·{kind[1]}→{out_t}",
                                step=name, rel_err=err, tol=bound, ok=err <= bound,
                                note=f"{out_t} out" + (", per-tensor scales" if eight else ""), compile_s=0.0)

@@ -35,7 +35,7 @@ from pathlib import Path
 from labkit.errors import LabkitError
 
 __all__ = ["MeasurementError", "CUBLAS", "RESULTS", "GEMM_RUN", "STEP5_RUN", "EXPERIMENTS_RUN", "PREDICATED_COPY_RUN", "EPILOGUE_RUN",
-           "HOPPER_GEMM_RUN", "WGMMA_PEAK_RUN", "WGMMA_BASE_OFFSET_RUN", "WGMMA_FIXED_COST_RUN", "WGMMA_STEP_RUN",
+           "HOPPER_GEMM_RUN", "HOPPER_FP8_RUN", "HOPPER_PINGPONG_RUN", "WGMMA_PEAK_RUN", "WGMMA_BASE_OFFSET_RUN", "WGMMA_FIXED_COST_RUN", "WGMMA_STEP_RUN",
            "RUNS", "KernelResources",
            "GemmLadderRun", "gemm_ladder", "gemm_ladder_record", "Figure", "record", "figure", "figures",
            "run_info", "run_name"]
@@ -63,10 +63,16 @@ WGMMA_FIXED_COST_RUN = "wgmma_fixed_cost_h200_2026-12-02"
 """Step 7 and cuBLAS at M = N = 4096 over K: what of their time does not grow with K."""
 WGMMA_STEP_RUN = "wgmma_step_h200_2026-12-02"
 """Step 7's variants (stages, ``setmaxnreg``) beside step 6 and cuBLAS, one process."""
+HOPPER_FP8_RUN = "hopper_fp8_h100_2026-12-05"
+"""Step 7 on fp8 operands and with f16 C, without raster groups and with ``setmaxnreg``, beside cuBLAS
+and cuBLAS's fp8 GEMM (``torch._scaled_mm``), six problem shapes, interleaved rounds (H100)."""
+HOPPER_PINGPONG_RUN = "hopper_pingpong_h100_2026-12-05"
+"""Step 7's ping-pong consumers beside its cooperative ones, f16 and fp8, six shapes, interleaved rounds (H100)."""
 RUNS = {"gemm": GEMM_RUN, "gemm-step5": STEP5_RUN, "experiments": EXPERIMENTS_RUN,
         "predicated-copy": PREDICATED_COPY_RUN, "epilogue": EPILOGUE_RUN, "wgmma-peak": WGMMA_PEAK_RUN,
         "gemm-hopper": HOPPER_GEMM_RUN, "wgmma-base-offset": WGMMA_BASE_OFFSET_RUN,
-        "wgmma-fixed-cost": WGMMA_FIXED_COST_RUN, "wgmma-step": WGMMA_STEP_RUN}
+        "wgmma-fixed-cost": WGMMA_FIXED_COST_RUN, "wgmma-step": WGMMA_STEP_RUN,
+        "gemm-hopper-fp8": HOPPER_FP8_RUN, "gemm-hopper-pingpong": HOPPER_PINGPONG_RUN}
 """Every run a page cites, by the short name pages use: the Measurements page lists each."""
 CUBLAS = "cuBLAS (torch)"
 
@@ -234,7 +240,8 @@ def _ladder_rows(name: str, results: Path) -> list[dict]:
     path = results / f"{name}.csv"
     if not path.is_file():
         return []
-    keep = ("size", "acc", "step", "config", "ms", "tflops", "vs_cublas", "vs_cute", "reps", "rel_err")
+    keep = ("size", "acc", "step", "config", "ms", "tflops", "spread", "vs_cublas", "vs_cute", "reps", "runs",
+            "rel_err")
     rows = []
     for r in _read_csv_any(path):
         rows.append({k: r[k] for k in keep if k in r and r[k] not in (None, "")})
@@ -281,8 +288,8 @@ def record(run: str, results: Path | str = RESULTS) -> dict:
 def _labels(items: list) -> list[str]:
     if items and all(isinstance(i, dict) for i in items):
         for fields in _LABELS:
-            if all(all(f in i for f in fields) for i in items):
-                names = [" ".join(str(i[f]) for f in fields if i[f] not in (None, "")) for i in items]
+            if all(all(f in i or f == "config" for f in fields) for i in items):     # cuBLAS has no config
+                names = [" ".join(str(i[f]) for f in fields if i.get(f) not in (None, "")) for i in items]
                 if len(set(names)) == len(names):
                     return names
     return [str(k) for k in range(len(items))]

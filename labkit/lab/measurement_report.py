@@ -247,10 +247,23 @@ def report(run: str, results: Path | str = RESULTS) -> Report:
     return Report(name, parts)
 
 
-def ladder(run: str = "gemm", results: Path | str = RESULTS) -> Report:
+def _problem(size) -> tuple:
+    """``(M * N * K, label)`` of a ladder row's size: ``4096`` (a cube, labelled ``4096³``) or
+    ``"4096x14336x4096"``.
+
+    >>> _problem(4096)[1], _problem("4096x14336x4096")[1]
+    ('4096³', '4096×14336×4096')
+    """
+    if isinstance(size, str) and "x" in size:
+        m, n, k = (int(x) for x in size.split("x"))
+        return m * n * k, f"{m}×{n}×{k}"
+    return int(size) ** 3, f"{size}³"
+
+
+def ladder(run: str = "gemm", results: Path | str = RESULTS, sizes=None) -> Report:
     """The ladder of a GEMM run: one row per step and accumulator (and configuration, where the
     run timed several of one step), then cuBLAS (and CuTe's tutorials where the run timed them);
-    per size TFLOP/s and the run's ratios to them.
+    per size TFLOP/s and the run's ratios to them (``sizes``: only these problems, in this order).
 
     >>> print(str(ladder()).splitlines()[6])
     tma                     f32             504.5       0.669     1.351           488.5       0.655     1.448
@@ -259,7 +272,13 @@ def ladder(run: str = "gemm", results: Path | str = RESULTS) -> Report:
     rows = record(name, results).get("ladder")
     if not rows:
         raise MeasurementError(f"run: {name} is not a GEMM ladder run (no CSV of timings)")
-    sizes = sorted({r["size"] for r in rows})
+    every = sorted({r["size"] for r in rows}, key=_problem)
+    if sizes is not None:
+        missing = [n for n in sizes if n not in every]
+        if missing:
+            raise MeasurementError(f"sizes: {missing} not in {name}; it has {every}")
+        every = list(sizes)
+    sizes = every
     ratios = [c for c in ("vs_cublas", "vs_cute") if any(c in r for r in rows)]
     heads = {"tflops": "TFLOP/s", "vs_cublas": "vs cuBLAS", "vs_cute": "vs CuTe"}
     fmts = {"tflops": ".1f", "vs_cublas": ".3f", "vs_cute": ".3f"}
@@ -275,9 +294,9 @@ def ladder(run: str = "gemm", results: Path | str = RESULTS) -> Report:
     reference = [k for k in order if k[0] == CUBLAS or k[0].startswith("CuTe")]
     order = [k for k in order if k not in reference] + reference
     cols = [(n, c) for n in sizes for c in ("tflops", *ratios)]
-    text = [["step", "acc"] + [f"{n}³ {heads[c]}" if c == "tflops" else heads[c] for n, c in cols]]
+    text = [["step", "acc"] + [f"{_problem(n)[1]} {heads[c]}" if c == "tflops" else heads[c] for n, c in cols]]
     html = ['<div class="lk-table"><table><thead><tr><th>step</th><th>acc</th>']
-    html += [f"<th>{n}³ {heads[c]}</th>" if c == "tflops" else f"<th>{heads[c]}</th>" for n, c in cols]
+    html += [f"<th>{_problem(n)[1]} {heads[c]}</th>" if c == "tflops" else f"<th>{heads[c]}</th>" for n, c in cols]
     html.append("</tr></thead><tbody>")
     for key in order:
         cells = []
