@@ -11,6 +11,7 @@ code under test.
 from __future__ import annotations
 
 import json
+import math
 import re
 from pathlib import Path
 
@@ -240,7 +241,32 @@ def test_lab_calls_the_gpu_through_one_guarded_entry_point():
 
 BOOK_ANSWERS = {"q2": (8, 64, "Sw<3,4,3>"), "q3": (1, 16, "B32"), "q4": (2, 3, 1202), "q5": (1024, 2048),
                 "q6": (37, 6), "q7": (4, 128, 64), "q8": (1056, 16, 1024, "B128"), "q9": (1, 4),
-                "q10": encode(2048 + 32, 16, 512, TYPES["B64"]), "q11": (37, 3, 0), "q12": (0, 5, 0)}
+                "q10": encode(2048 + 32, 16, 512, TYPES["B64"]), "q11": (37, 3, 0), "q12": (0, 5, 0),
+                # e4m3: K 32 a wgmma (32 bytes), 128 of them in a 128-byte k-tile, 4 wgmma, 2 units of 16 B apart
+                "q13": (32, 128, 4, 2),
+                # 3.3 = 1.65 x 2^1: exponent field 1 + 7 = 8, mantissa 0.65 x 8 = 5.2 -> 5: 0.1000.101
+                "q14": (0b01000101, 8, 5),
+                # 8-bit atoms exist only K-major (_TN); (128 + 256) rows of 128 bytes; 64 x 256 / 128 threads
+                "q15": ("SM90_64x256x32_F32E4M3E4M3_SS_TN", 128, 49152, 128),
+                # tile 5 is odd: consumer 1; its first k-tile is the 320th of the stream: stage 320 % 6 = 2,
+                # after 53 full rounds of the 6 stages: parity 1
+                "q16": (1, 320, 2, 1)}
+
+FP8 = {"e4m3": (3, 7, 448.0, 0x7E), "e5m2": (2, 15, 57344.0, 0x7B)}    # mantissa bits, bias, max, max code (OCP)
+
+
+def hand_fp8(x, fmt):
+    """cvt.rn.satfinite to an OCP 8-bit float, by the rule: nearest, ties to even, clamped."""
+    m_bits, bias, top, top_code = FP8[fmt]
+    sign, a = (0x80 if x < 0 else 0), abs(x)
+    if a < 2.0 ** (1 - bias):                                   # subnormal: exponent field 0
+        code = round(a / 2.0 ** (1 - bias - m_bits))
+    else:
+        e = math.floor(math.log2(a))
+        m = round((a / 2.0 ** e - 1) * 2 ** m_bits)              # exact in binary; round() ties to even
+        e, m = (e + 1, 0) if m == 2 ** m_bits else (e, m)
+        code = ((e + bias) << m_bits) | m
+    return sign | min(code, top_code)
 
 
 def hand(v):
@@ -275,6 +301,17 @@ def hand(v):
     # CuTe's Sw<3,4,3> of the absolute address needs base offset 0; a pattern restarted at start
     # needs the PTX ISA's (start >> 7) & 7; CuTe stores chunk 0 of row r in chunk ((start >> 7) + r) % 8
     out["q12"] = (0, (start >> 7) & 7, swizzle128(start + 128 * row) // 16 % 8)
+    kind, nbytes = v.kt13
+    bits = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8}[kind]
+    out["q13"] = (32 * 8 // bits, nbytes * 8 // bits, nbytes // 32, 2)
+    fmt, x = v.x14
+    code = hand_fp8(x, fmt)
+    m_bits = FP8[fmt][0]
+    out["q14"] = (code, (code & 0x7F) >> m_bits, code & ((1 << m_bits) - 1))
+    a, b, n, consumers = v.cfg15
+    out["q15"] = (f"SM90_64x{n}x32_F32{a.upper()}{b.upper()}_SS_TN", 128, (64 * consumers + n) * 128, 64 * n // 128)
+    seq, ktiles, stages = v.pp16
+    out["q16"] = (seq % 2, seq * ktiles, seq * ktiles % stages, seq * ktiles // stages % 2)
     return out
 
 

@@ -31,6 +31,10 @@ BOOK = dict(
     b10=("K", "SW64", 64, 1, 0x800),
     a11=(25, 10),
     b12=(17024, 3),
+    kt13=("e4m3", 128),
+    x14=("e4m3", 3.3),
+    cfg15=("e4m3", "e4m3", 256, 2),
+    pp16=(5, 64, 6),
 )
 
 WHERE = dict(
@@ -45,6 +49,10 @@ WHERE = dict(
     b10="question 10: (major, swizzle, N, k-block, start byte) of B",
     a11="question 11: (m, k) of A in registers",
     b12="question 12: (start byte, row) of the 128-byte swizzled tile",
+    kt13="question 13: (element type, bytes of K in a k-tile)",
+    x14="question 14: (8-bit format, value)",
+    cfg15="question 15: (A's type, B's type, N of the tile, consumer warpgroups)",
+    pp16="question 16: (the CTA's tile seq, k-tiles a tile, stages) of a ping-pong consumer",
 )
 
 
@@ -138,8 +146,44 @@ def _q12(n):
             stored_chunk(start, row))
 
 
+def _q13(n):
+    from ..atoms.mma_table import GMMA
+    from ..elements import element
+
+    kind, nbytes = n.kt13
+    k = next(g.shape_mnk[2] for g in GMMA.values() if g.a_type == element(kind).name)   # K of its wgmma
+    elems = nbytes * 8 // element(kind).bits
+    return (k, elems, elems // k, (k * element(kind).bits // 8) // 16)
+
+
+def _q14(n):
+    from ..elements import to_bits
+
+    fmt, x = n.x14
+    code = int(to_bits(x, fmt))                  # cvt.rn.satfinite: nearest, ties to even, clamped
+    mant = 3 if fmt == "e4m3" else 2             # S.EEEE.MMM and S.EEEEE.MM
+    return (code, (code & 0x7F) >> mant, code & ((1 << mant) - 1))
+
+
+def _q15(n):
+    from ..atoms.instructions import instruction
+    from ..cuda.kernels.ladder.gemm_wgmma_config import WgmmaConfig
+    from ..cuda.kernels.ladder.gemm_wgmma_operands import atom_name
+
+    a, b, bn, consumers = n.cfg15
+    cfg = WgmmaConfig(a=a, b=b, c="bf16", bn=bn, consumers=consumers, scaled=True)
+    return (atom_name(cfg), cfg.bk, cfg.stage_bytes, instruction(atom_name(cfg)).registers("C"))
+
+
+def _q16(n):
+    seq, ktiles, stages = n.pp16
+    pos = seq * ktiles
+    return (seq % 2, pos, pos % stages, (pos // stages) & 1)
+
+
 QUESTIONS = {"q2": _q2, "q3": _q3, "q4": _q4, "q5": _q5, "q6": _q6, "q7": _q7, "q8": _q8,
-             "q9": _q9, "q10": _q10, "q11": _q11, "q12": _q12}
+             "q9": _q9, "q10": _q10, "q11": _q11, "q12": _q12, "q13": _q13, "q14": _q14, "q15": _q15,
+             "q16": _q16}
 
 
 class _N:
@@ -212,8 +256,28 @@ def _draw_q12(rng):
     return dict(b12=(1024 * rng.randrange(1, 200) + 128 * rng.randrange(1, 8), rng.randrange(8)))
 
 
+def _draw_q13(rng):
+    return dict(kt13=(rng.choice(("f16", "bf16", "tf32", "e4m3", "e5m2", "s8")), 32 * rng.randrange(1, 17)))
+
+
+def _draw_q14(rng):
+    fmt = rng.choice(("e4m3", "e5m2"))
+    top = 448.0 if fmt == "e4m3" else 57344.0
+    return dict(x14=(fmt, round(rng.choice((-1, 1)) * rng.uniform(0.02, 1.2 * top), 3)))
+
+
+def _draw_q15(rng):
+    return dict(cfg15=(rng.choice(("e4m3", "e5m2")), rng.choice(("e4m3", "e5m2")), rng.choice((64, 128, 256)),
+                       rng.choice((1, 2))))
+
+
+def _draw_q16(rng):
+    return dict(pp16=(rng.randrange(2, 40), rng.choice((16, 32, 48, 64, 96, 128)), rng.choice((3, 4, 5, 6, 7))))
+
+
 _DRAWS = {"q2": _draw_q2, "q3": _draw_q3, "q4": _draw_q4, "q5": _draw_q5, "q6": _draw_q6, "q7": _draw_q7,
-          "q8": _draw_q8, "q9": _draw_q9, "q10": _draw_q10, "q11": _draw_q11, "q12": _draw_q12}
+          "q8": _draw_q8, "q9": _draw_q9, "q10": _draw_q10, "q11": _draw_q11, "q12": _draw_q12,
+          "q13": _draw_q13, "q14": _draw_q14, "q15": _draw_q15, "q16": _draw_q16}
 
 
 def numbers(seed: int) -> tuple[dict, list]:

@@ -16,7 +16,8 @@ from labkit.errors import LayoutError
 from labkit.lab.wgmma_descriptors import LAYOUTS, descriptor, operand_layout, stage
 from labkit.sim.wgmma import wgmma_rs, wgmma_ss
 
-__all__ = ["twin_matmul", "device_matmul", "wrong_descriptors", "wrong_descriptor_table", "sm90_present"]
+__all__ = ["twin_matmul", "device_matmul", "typed_matmul", "wrong_descriptors", "wrong_descriptor_table",
+           "sm90_present"]
 
 
 def _operands(A, B, layout):
@@ -83,6 +84,44 @@ def device_matmul(A, B, layout: str = "INTERLEAVE", a_from: str = "smem") -> np.
     A, B, sw, _ = _operands(A, B, layout)
     entry = f"wgmma_m64n{B.shape[0]}k16_f32f16f16_{form}"
     return np.asarray(wgmma_probe.wgmma_matmul(A, B, entry, a_swizzle=sw, b_swizzle=sw), np.float32)
+
+
+def typed_matmul(A, B, atom: str = "SM90_64x64x32_F32E4M3E4M3_SS_TN", device: bool = False) -> np.ndarray:
+    """``D = A @ B.T`` (64 x N, float64) through one warpgroup's ``wgmma`` of any SS GMMA ``atom``:
+    A (64 x K) and B (N x K) are rounded to the atom's element types (:mod:`labkit.elements`; for
+    fp8, to the nearest code) and staged K-major in CuTe's 128-byte swizzle, one k-tile of up to
+    128 bytes of K; the twin (:func:`labkit.sim.wgmma.wgmma_ss_steps`) reads them through the
+    descriptors, or with ``device=True`` an sm_90 GPU runs the same image.
+
+    >>> from labkit.elements import from_bits, to_bits
+    >>> rng = np.random.default_rng(0)
+    >>> A = from_bits(to_bits(rng.uniform(-1, 1, (64, 128)), "e4m3"), "e4m3")
+    >>> B = from_bits(to_bits(rng.uniform(-1, 1, (64, 128)), "e4m3"), "e4m3")
+    >>> D = typed_matmul(A, B)
+    >>> bool(np.abs(D - A @ B.T).max() <= 2.0 ** -11 * (np.abs(A) @ np.abs(B).T).max())
+    True
+    """
+    from labkit.atoms.instructions import instruction
+    from labkit.elements import to_bits
+    from labkit.sim.wgmma import wgmma_ss_steps
+
+    g = instruction(atom, "wgmma")
+    if g.form != "SS":
+        raise LayoutError(f"atom: {atom!r} takes A from registers; typed_matmul runs the SS form")
+    A, B = np.asarray(A, np.float64), np.asarray(B, np.float64)
+    n = g.shape_mnk[1]
+    if A.ndim != 2 or A.shape[0] != 64 or B.shape != (n, A.shape[1]):
+        raise LayoutError(f"A must be 64 x K and B {n} x K for {atom}; got {A.shape} and {B.shape}")
+    if device:
+        from labkit.cuda.kernels.probes import wgmma_probe
+
+        return np.asarray(wgmma_probe.wgmma_matmul(A, B, g.name), np.float64)
+    from labkit.cuda.kernels.probes.wgmma_probe import make_plan
+
+    plan = make_plan(g, k=int(A.shape[1]))
+    image = plan.image(to_bits(A, g.a_type), to_bits(B, g.b_type))
+    d = wgmma_ss_steps(g, image, [tuple(int(x) for x in step) for step in plan.descs], "K", "K")
+    return np.asarray(d, np.float64)
 
 
 TAMPERS = {
