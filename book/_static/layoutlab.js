@@ -97,14 +97,15 @@
     return out;
   }
 
-  /* region p cut along ax into parts at most len long, between texts; null when a text is longer */
-  function cut(m, p, ax, len) {
+  /* region p cut along ax into parts at most len long (after the first, next long), between
+     texts; null when a text is longer */
+  function cut(m, p, ax, len, next) {
     var lo = ax === "x" ? "x0" : "y0", hi = ax === "x" ? "x1" : "y1";
     if (p[hi] - p[lo] <= len + 0.01) return [p];
     var as = inside(m.atoms, p), free = gaps(as, p, ax, true), parts = [], at = p[lo];
-    while (p[hi] - at > len + 0.01) {
+    while (p[hi] - at > (parts.length ? next || len : len) + 0.01) {
       if (parts.length > 200) return null;
-      var c = null, end = at + len;
+      var c = null, end = at + (parts.length ? next || len : len);
       free.forEach(function (iv) {
         var a = Math.max(iv[0], at + 0.01), b = Math.min(iv[1], end), mid = (iv[0] + iv[1]) / 2;
         if (a > b) return;
@@ -140,17 +141,19 @@
         lifted.push({p: {x0: a.x0, y0: a.y0, x1: a.x1, y1: a.y1}, text: a.el});
       });
     }
-    var bs = blocks(m, crop(m.atoms.filter(function (a) { return a.el.tagName !== "image"; }), m.box), Math.max(4, 0.6 * font), []);
+    var solid = m.atoms.filter(function (a) { return a.el.tagName !== "image"; });
+    var bs = blocks(m, crop(solid, m.box), Math.max(4, 0.6 * font), []);
     /* a heading (a line of text alone) goes with the block right under it: in one piece when both
        fit one, else just before it, in a row of its own */
     var heads = bs.filter(function (p) {
-      return p.y1 - p.y0 <= 2.5 * font && inside(m.atoms, p).every(function (a) { return a.text; });
+      var as = inside(solid, p);
+      return as.length && as.every(function (a) { return a.text && p.y1 - p.y0 <= 1.6 * (a.y1 - a.y0); });
     });
     heads.forEach(function (h) {
       var under = null;
       bs.forEach(function (n) {
         var d = n.y0 - h.y1, nw = n.x1 - n.x0;
-        if (heads.indexOf(n) < 0 && d >= -0.01 && d <= 3 * font && h.x0 >= n.x0 - 0.1 * nw && h.x1 <= n.x1 + 0.1 * nw &&
+        if (heads.indexOf(n) < 0 && d >= -0.01 && d <= 2 * (h.y1 - h.y0) && h.x0 >= n.x0 - 0.1 * nw && h.x1 <= n.x1 + 0.1 * nw &&
             (!under || d < under.y0 - h.y1)) under = n;
       });
       if (!under) return;
@@ -168,12 +171,27 @@
       if (bs[i].text) { bs[i].own = true; out.push(bs[i]); continue; }
       var p = bs[i];
       if (p.own) { out.push({p: p, own: true, hide: hide}); continue; }
-      var cols = p.x1 - p.x0 <= W ? [p] : cut(m, p, "x", cw);
+      /* the labels left of a grid (its row numbers) go again before each later part of it */
+      var as = inside(m.atoms, p), tall = as.filter(function (a) { return !a.text && a.y1 - a.y0 >= 0.5 * (p.y1 - p.y0); });
+      var gx = tall.length ? Math.min.apply(null, tall.map(function (a) { return a.x0; })) : p.x0;
+      var gy = tall.length ? Math.min.apply(null, tall.map(function (a) { return a.y0; })) : p.y0;
+      var hw = as.some(function (a) { return a.text && a.x1 <= gx + 0.01; }) && gx - p.x0 <= 0.25 * cw ? gx - p.x0 : 0;
+      var cols = p.x1 - p.x0 <= W ? [p] : cut(m, p, "x", cw, cw - hw);
+      if (cols && cols.length > 1) {
+        /* parts of about equal width, where the texts allow */
+        var even = Math.min(cw, 1.08 * (p.x1 - p.x0 + (cols.length - 1) * hw) / cols.length);
+        var again = cut(m, p, "x", even, even - hw);
+        if (again && again.length === cols.length) cols = again;
+      }
       if (!cols) return null;
       for (var j = 0; j < cols.length; j++) {
         var c = crop(m.atoms, cols[j]), rows = c.y1 - c.y0 <= H ? [c] : cut(m, c, "y", ch);
         if (!rows) return null;
-        rows.forEach(function (r) { out.push({p: crop(m.atoms, r), hide: hide}); });
+        rows.forEach(function (r) {
+          var q = {p: crop(m.atoms, r), hide: hide};
+          if (j > 0 && hw > 0 && q.p.y1 > gy) q.pre = {x0: p.x0, x1: gx, y0: Math.max(gy, q.p.y0), y1: q.p.y1};
+          out.push(q);
+        });
       }
     }
     return out;
@@ -183,7 +201,7 @@
   function shelve(ps, s, w, first) {
     var gap = 4, shelves = [], out = [];
     ps.forEach(function (q) {
-      var pw = (q.p.x1 - q.p.x0) * s, ph = (q.p.y1 - q.p.y0) * s;
+      var pw = (q.p.x1 - q.p.x0 + (q.pre ? q.pre.x1 - q.pre.x0 : 0)) * s, ph = (q.p.y1 - q.p.y0) * s;
       if (q.text) {
         pw = Math.min(w, pw);
         ph = Math.ceil(1.1 * (q.p.x1 - q.p.x0) * s / w) * 1.3 * q.font * s + 2;
@@ -200,7 +218,7 @@
     var y = 0, wide = 0;
     shelves.forEach(function (sh) {
       sh.items.forEach(function (it) {
-        out.push({p: it.q.p, text: it.q.text, font: it.q.font, hide: it.q.hide, x: it.x, y: y, w: it.w, h: it.h});
+        out.push({p: it.q.p, pre: it.q.pre, text: it.q.text, font: it.q.font, hide: it.q.hide, x: it.x, y: y, w: it.w, h: it.h});
         wide = Math.max(wide, it.x + it.w);
       });
       y += sh.h + gap;
@@ -224,10 +242,39 @@
   }
 
   var made = 0;
+  /* an <svg> showing region p of the drawing at (x, y), w x h px: a copy of it, its ids made
+     unique, the texts set apart (hide) left out, no Tab stops, hidden from screen readers */
+  function copy(m, p, hide, x, y, w, h) {
+    var c = m.svg.cloneNode(true), tag = "-p" + (++made);
+    c.querySelectorAll("[id]").forEach(function (e) { e.id = e.id + tag; });
+    c.querySelectorAll("[clip-path],[mask],[style],[href]").forEach(function (e) {
+      ["clip-path", "mask", "style", "href"].forEach(function (n) {
+        var v = e.getAttribute(n);
+        if (v && v.indexOf("#") >= 0) e.setAttribute(n, v.replace(/url\(#([^)]+)\)/g, "url(#$1" + tag + ")").replace(/^#(.+)$/, "#$1" + tag));
+      });
+    });
+    c.querySelectorAll("[tabindex]").forEach(function (e) { e.removeAttribute("tabindex"); });
+    ["tabindex", "role", "aria-label", "aria-labelledby"].forEach(function (n) { c.removeAttribute(n); });
+    c.setAttribute("aria-hidden", "true");
+    if (hide) {
+      var ts = c.querySelectorAll("text");
+      hide.forEach(function (i) { if (ts[i]) ts[i].style.display = "none"; });
+    }
+    c.setAttribute("viewBox", [p.x0, p.y0, p.x1 - p.x0, p.y1 - p.y0].join(" "));
+    c.setAttribute("width", w);
+    c.setAttribute("height", h);
+    c.style.cssText = "position:absolute;left:" + x + "px;top:" + y + "px;width:" + w + "px;height:" + h +
+      "px;min-width:0;max-width:none;overflow:hidden";
+    return c;
+  }
+
   /* the laid-out pieces as one element: each an <svg> clone showing its part of the drawing */
   function draw(m, lay) {
     var div = document.createElement("div");
     div.className = "lk-pieces";
+    div.setAttribute("role", "img");
+    div.setAttribute("aria-label", m.svg.getAttribute("aria-label") ||
+                     (m.svg.querySelector("title") || {}).textContent || "figure");
     div.style.position = "relative";
     div.style.width = lay.width + "px";
     div.style.height = lay.height + "px";
@@ -242,27 +289,13 @@
         div.appendChild(t);
         return;
       }
-      var c = m.svg.cloneNode(true), tag = "-p" + (++made);
-      c.querySelectorAll("[id]").forEach(function (e) { e.id = e.id + tag; });
-      c.querySelectorAll("[clip-path],[mask],[style],[href],[aria-labelledby]").forEach(function (e) {
-        ["clip-path", "mask", "style", "href"].forEach(function (n) {
-          var v = e.getAttribute(n);
-          if (v && v.indexOf("#") >= 0) e.setAttribute(n, v.replace(/url\(#([^)]+)\)/g, "url(#$1" + tag + ")").replace(/^#(.+)$/, "#$1" + tag));
-        });
-        var l = e.getAttribute("aria-labelledby");
-        if (l) e.setAttribute("aria-labelledby", l + tag);
-      });
-      c.removeAttribute("tabindex");
-      if (q.hide) {
-        var ts = c.querySelectorAll("text");
-        q.hide.forEach(function (i) { if (ts[i]) ts[i].style.display = "none"; });
+      var at = q.x;
+      if (q.pre) {
+        var pw = (q.pre.x1 - q.pre.x0) * lay.scale;
+        div.appendChild(copy(m, q.pre, q.hide, at, q.y + (q.pre.y0 - q.p.y0) * lay.scale, pw, (q.pre.y1 - q.pre.y0) * lay.scale));
+        at += pw;
       }
-      c.setAttribute("viewBox", [q.p.x0, q.p.y0, q.p.x1 - q.p.x0, q.p.y1 - q.p.y0].join(" "));
-      c.setAttribute("width", q.w);
-      c.setAttribute("height", q.h);
-      c.style.cssText = "position:absolute;left:" + q.x + "px;top:" + q.y + "px;width:" + q.w + "px;height:" +
-        q.h + "px;min-width:0;max-width:none;overflow:hidden";
-      div.appendChild(c);
+      div.appendChild(copy(m, q.p, q.hide, at, q.y, q.x + q.w - at, q.h));
     });
     return div;
   }
