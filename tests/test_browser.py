@@ -369,6 +369,33 @@ def test_phone_tap_shows_the_cell_and_move_steps_through_a_wide_figure(phone_gal
     page.wait_for_function("m => m.textContent.includes('part 2 of')", arg=move.element_handle())
 
 
+def test_phone_full_screen_view_in_pieces_selects_the_tapped_cell(phone_gallery):
+    """The MMA operands are too large to show whole on a phone as drawn: the full-screen view
+    shows them in pieces, and a tap on a cell there selects it in the figure (A's element (5,3)
+    is thread 4*5 + 3//2 = 21, value 1, as in the fragment seed)."""
+    page, _ = phone_gallery
+    fig = _figure(page, "mma_tv")
+    k = fig.evaluate(_FIND_CELL, {"operand": "A", "coordinate": "(5,3)"})
+    assert k >= 0
+    fig.locator(":scope > .lk-figbar").get_by_role("button", name="open full screen").tap()
+    dialog = page.locator("dialog.lk-full[open]")
+    dialog.wait_for()
+    assert dialog.locator(".lk-pieces > svg").count() > 1
+    # the piece that shows the cell whole (every piece is a copy of the drawing, cut to its part)
+    x, y = dialog.evaluate("""(d, k) => { for (const svg of d.querySelectorAll('.lk-pieces > svg')) {
+        const b = svg.getBoundingClientRect(), c = svg.querySelector(`[data-k="${k}"]`);
+        const r = c && c.getClientRects().length && c.getBoundingClientRect();
+        if (r && r.width > 4 && r.left >= b.left && r.right <= b.right && r.top >= b.top && r.bottom <= b.bottom)
+            return [(r.left + r.right) / 2, (r.top + r.bottom) / 2]; } return [null, null]; }""", k)
+    assert x is not None
+    page.touchscreen.tap(x, y)
+    page.wait_for_function("k => document.querySelector(`dialog.lk-full .lk-pieces [data-k=\"${k}\"].lkf-sel`)", arg=k)
+    dialog.locator(".lk-full-close").tap()
+    page.wait_for_function("!document.querySelector('dialog.lk-full')")
+    text = fig.locator(".lkf-panel").inner_text()
+    assert "coordinate: (5,3)" in text and "thread: 21" in text and "value: 1" in text, text
+
+
 # -- every figure on a desktop: no label runs into another or out of the drawing ------------
 
 # The text labels of each figure as a reader sees them: a label's box is its rendered width by the
