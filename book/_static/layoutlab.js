@@ -19,24 +19,27 @@
 
 /* Cutting a drawing into pieces that fit a box: what a narrow screen shows instead of a wide
    figure. The drawing's empty margins and the empty gaps between its panels split it into blocks;
-   a block still too large is cut between its texts (never through one), down columns and then
-   across rows; the pieces, each an <svg> showing its part of the drawing, are set in reading
-   order on rows of the box's width. window.lkPieces(svg) measures a drawing once;
-   window.lkPack(m, scale, width, height) lays it out (or says it does not fit). */
+   a heading stays with the block under it; a block still too large is cut between its texts
+   (never through one), down columns and then across rows, and a grid's row labels come again
+   before each later part; a line of text longer than a piece is written out as wrapping text.
+   The pieces, each an <svg> copy of the drawing showing its part, are set in reading order on
+   rows of the box's width. window.lkPieces(svg) measures a drawing once; window.lkPack(m, scale,
+   width, height) lays it out (or says it does not fit); window.lkDraw(m, layout) draws it. */
 (function () {
   var LEAVES = "text,rect,path,image,line,polyline,polygon,circle,ellipse,use";
 
   function measure(svg) {
     var vb = svg.viewBox.baseVal, r = svg.getBoundingClientRect();
     if (!vb || !vb.width || !r.width) return null;
-    var k = vb.width / r.width, atoms = [], font = Infinity, texts = [].slice.call(svg.querySelectorAll("text"));
+    var k = vb.width / r.width, atoms = [], font = Infinity, at = 0;
+    svg.querySelectorAll("text").forEach(function (t) { t.lkText = at++; });
     svg.querySelectorAll(LEAVES).forEach(function (e) {
       if (e.closest("defs,clipPath,mask,pattern,marker,symbol,title")) return;
       var b = e.getBoundingClientRect();
       if (b.width < 0.01 && b.height < 0.01) return;
       var a = {x0: vb.x + (b.left - r.left) * k, x1: vb.x + (b.right - r.left) * k,
                y0: vb.y + (b.top - r.top) * k, y1: vb.y + (b.bottom - r.top) * k,
-               text: e.tagName === "text" && !!e.textContent.trim(), el: e, i: texts.indexOf(e)};
+               text: e.tagName === "text" && !!e.textContent.trim(), el: e, i: e.lkText};
       if (a.text) font = Math.min(font, parseFloat(getComputedStyle(e).fontSize));
       else if (a.x1 - a.x0 >= 0.95 * vb.width && a.y1 - a.y0 >= 0.95 * vb.height) return;  /* background */
       atoms.push(a);
