@@ -156,7 +156,7 @@
       var under = null;
       bs.forEach(function (n) {
         var d = n.y0 - h.y1, nw = n.x1 - n.x0;
-        if (heads.indexOf(n) < 0 && d >= -0.01 && d <= 2 * (h.y1 - h.y0) && h.x0 >= n.x0 - 0.1 * nw && h.x1 <= n.x1 + 0.1 * nw &&
+        if (heads.indexOf(n) < 0 && d >= -0.01 && d <= 2 * (h.y1 - h.y0) && h.x0 >= n.x0 - 0.1 * nw && h.x0 <= n.x1 &&
             (!under || d < under.y0 - h.y1)) under = n;
       });
       if (!under) return;
@@ -229,17 +229,17 @@
     return {pieces: out, width: wide, height: Math.max(0, y - gap), scale: s};
   }
 
-  /* the pieces of m at scale s in a box w x h (px; h Infinity: no limit), or null; whole: one piece */
-  function pack(m, s, w, h, whole) {
+  /* the pieces of m at scale s in a box w x h (px; h Infinity: no limit), or null; whole: one
+     piece only; loose: pieces may leave reading order to fill the rows */
+  function pack(m, s, w, h, whole, loose) {
     var W = w / s, H = h / s;
     /* pieces as wide and as tall as the box allows, or a half, a third, a quarter of that */
     for (var a = 1; a <= (whole ? 1 : 4); a++) for (var b = 1; b <= (whole || h === Infinity ? 1 : 3); b++) {
       var ps = parts(m, W, H, W / a, H / b);
       if (!ps || (whole && ps.length > 1)) continue;
       ps.forEach(function (q) { if (q.text) q.font = parseFloat(getComputedStyle(q.text).fontSize); });
-      var tries = [shelve(ps, s, w, false), shelve(ps, s, w, true)];
-      for (var i = 0; i < 2; i++)
-        if (tries[i].width <= w + 0.5 && tries[i].height <= h + 0.5) return tries[i];
+      var lay = shelve(ps, s, w, !!loose);
+      if (lay.width <= w + 0.5 && lay.height <= h + 0.5) return lay;
     }
     return null;
   }
@@ -380,13 +380,15 @@
       return up >= side ? {lay: window.lkPack(m, up, w, h, true), turned: false}
                         : {lay: window.lkPack(m, side, h, w, true), turned: true};
     }
-    /* in pieces: the largest size at which they fit, upright or turned */
-    for (var s = 2.5 * low; s > low * 0.999; s = s > low * 1.0001 ? Math.max(low, s * 0.97) : 0) {
-      var a = window.lkPack(m, s, w, h);
-      if (a) return {lay: a, turned: false};
-      var b = window.lkPack(m, s, h, w);
-      if (b) return {lay: b, turned: true};
-    }
+    /* in pieces: the largest size at which they fit, upright or turned, in reading order if
+       they can be */
+    for (var loose = 0; loose < 2; loose++)
+      for (var s = 2.5 * low; s > low * 0.999; s = s > low * 1.0001 ? Math.max(low, s * 0.97) : 0) {
+        var a = window.lkPack(m, s, w, h, false, loose);
+        if (a) return {lay: a, turned: false};
+        var b = window.lkPack(m, s, h, w, false, loose);
+        if (b) return {lay: b, turned: true};
+      }
     return null;
   }
 
