@@ -12,8 +12,9 @@ per cycle, and in 1 cycle swizzled), from the issue's limits (text >= 10 px at 1
 targets >= 24 px, pages no wider than the screen, <= 700 KB a page, <= 12 MB in all; a first view
 of any page <= 1.2 MB in <= 20 requests at 1366 and 390 px) and from the themes' markup (the ☰ and
 contents buttons open ``<dialog>`` elements). Each page is opened once on a phone
-(``phone_walk``: the ☰ icon drawn, the page's width, every figure wider than the screen saying so
-and opening full screen with text >= 9 px) and once on a desktop (``visited``: errors, math,
+(``phone_walk``: the ☰ icon drawn, the page's width, every figure read whole with text >= 9 px:
+a drawing set in pieces down the column, any other figure wider than the screen saying so and
+opening full screen without scrolling) and once on a desktop (``visited``: errors, math,
 weight, and no figure label overlapping another or running out of its drawing); search returns
 results for four of the book's words. The built pages read as HTML are ``test_built_pages.py``'s.
 """
@@ -368,6 +369,33 @@ def test_phone_tap_shows_the_cell_and_move_steps_through_a_wide_figure(phone_gal
     page.wait_for_function("m => m.textContent.includes('part 2 of')", arg=move.element_handle())
 
 
+def test_phone_full_screen_view_in_pieces_selects_the_tapped_cell(phone_gallery):
+    """The MMA operands are too large to show whole on a phone as drawn: the full-screen view
+    shows them in pieces, and a tap on a cell there selects it in the figure (A's element (5,3)
+    is thread 4*5 + 3//2 = 21, value 1, as in the fragment seed)."""
+    page, _ = phone_gallery
+    fig = _figure(page, "mma_tv")
+    k = fig.evaluate(_FIND_CELL, {"operand": "A", "coordinate": "(5,3)"})
+    assert k >= 0
+    fig.locator(":scope > .lk-figbar").get_by_role("button", name="open full screen").tap()
+    dialog = page.locator("dialog.lk-full[open]")
+    dialog.wait_for()
+    assert dialog.locator(".lk-pieces > svg").count() > 1
+    # the piece that shows the cell whole (every piece is a copy of the drawing, cut to its part)
+    x, y = dialog.evaluate("""(d, k) => { for (const svg of d.querySelectorAll('.lk-pieces > svg')) {
+        const b = svg.getBoundingClientRect(), c = svg.querySelector(`[data-k="${k}"]`);
+        const r = c && c.getClientRects().length && c.getBoundingClientRect();
+        if (r && r.width > 4 && r.left >= b.left && r.right <= b.right && r.top >= b.top && r.bottom <= b.bottom)
+            return [(r.left + r.right) / 2, (r.top + r.bottom) / 2]; } return [null, null]; }""", k)
+    assert x is not None
+    page.touchscreen.tap(x, y)
+    page.wait_for_function("k => document.querySelector(`dialog.lk-full .lk-pieces [data-k=\"${k}\"].lkf-sel`)", arg=k)
+    dialog.locator(".lk-full-close").tap()
+    page.wait_for_function("!document.querySelector('dialog.lk-full')")
+    text = fig.locator(".lkf-panel").inner_text()
+    assert "coordinate: (5,3)" in text and "thread: 21" in text and "value: 1" in text, text
+
+
 # -- every figure on a desktop: no label runs into another or out of the drawing ------------
 
 # The text labels of each figure as a reader sees them: a label's box is its rendered width by the
@@ -492,26 +520,57 @@ def test_search_finds_the_books_terms(browser, book_url):
 _BOXES = "figure.lkf .lkf-box, figure.lkfs > .lkfs-box"
 _WIDE = """() => [...document.querySelectorAll('%s')].map(b => [b.scrollWidth > b.clientWidth + 1,
     b.clientWidth / b.scrollWidth])""" % _BOXES
-# the smallest text of the full-screen view in CSS pixels (its font size in SVG units times the
-# SVG's scale on screen, a quarter turn included), and whether the view shows it without scrolling
-_FULL = """dlg => { let min = Infinity;
-    for (const svg of dlg.querySelectorAll('svg')) {
-        const m = svg.getScreenCTM(), s = Math.hypot(m.a, m.b);
+# the smallest text under ``root`` in CSS pixels: an SVG text's font size in SVG units times the
+# SVG's scale on screen (a quarter turn included), an HTML text's font size
+_SMALLEST = """root => { let min = Infinity;
+    for (const svg of root.querySelectorAll('svg')) {
+        const m = svg.getScreenCTM(); if (!m) continue;
+        const s = Math.hypot(m.a, m.b);
         for (const t of svg.querySelectorAll('text')) {
             const r = t.getBoundingClientRect();
             if (!t.textContent.trim() || (r.width < 0.5 && r.height < 0.5)) continue;
             min = Math.min(min, parseFloat(getComputedStyle(t).fontSize) * s);
         } }
-    const pane = dlg.querySelector('.lk-full-pane');
-    return [min, pane.scrollWidth <= pane.clientWidth + 1 && pane.scrollHeight <= pane.clientHeight + 1,
-            document.documentElement.scrollWidth]; }"""
+    for (const d of root.querySelectorAll('div, span')) {
+        if (d.closest('svg') || !d.getClientRects().length) continue;
+        if ([...d.childNodes].some(n => n.nodeType === 3 && n.textContent.trim()))
+            min = Math.min(min, parseFloat(getComputedStyle(d).fontSize));
+    }
+    return min; }"""
+# the texts of a figure's drawing (those of its current state) that ``root`` does not show whole:
+# each must lie, as a whole, inside an SVG on screen there (text i of the drawing is text i of a
+# copy of it), or be written out in an HTML line of ``root``
+_MISSING = """(root, drawing) => {
+    const want = [...drawing.querySelectorAll('text')].map((t, i) => [i, t.textContent.trim(), t])
+        .filter(([i, s, t]) => s && !t.closest('.lkf-hide'));
+    const seen = new Set(), lines = new Set();
+    for (const d of root.querySelectorAll('div')) if (!d.closest('svg') && d.children.length === 0) lines.add(d.textContent.trim());
+    for (const svg of root.querySelectorAll('svg')) {
+        const b = svg.getBoundingClientRect();
+        svg.querySelectorAll('text').forEach((t, i) => {
+            const r = t.getBoundingClientRect();
+            if (!t.getClientRects().length || r.width < 0.5) return;
+            if (r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1 && r.bottom <= b.bottom + 1) seen.add(i);
+        });
+    }
+    return want.filter(([i, s]) => !seen.has(i) && !lines.has(s)).map(([i, s]) => s); }"""
+# the full-screen view: smallest text, whether it shows without scrolling, the page's width, and
+# the texts of the drawing it leaves out
+_FULL = """(dlg, drawing) => { const pane = dlg.querySelector('.lk-full-pane');
+    return [(%s)(dlg), pane.scrollWidth <= pane.clientWidth + 1 && pane.scrollHeight <= pane.clientHeight + 1,
+            document.documentElement.scrollWidth, (%s)(pane, drawing)]; }""" % (_SMALLEST, _MISSING)
+# a drawing set in pieces that fit the column: its smallest text and the texts it leaves out
+_CUT = """fig => [(%s)(fig.querySelector('.lk-pieces')), (%s)(fig.querySelector('.lk-pieces'),
+    fig.querySelector('.lkfs-box > svg'))]""" % (_SMALLEST, _MISSING)
 
 
 @pytest.fixture(scope="module")
 def phone_walk(browser, book_url):
     """Every page opened once on a 390 px phone: the page's width, whether its ☰ icon is drawn,
-    and for each figure wider than the screen whether it says so above it, visibly, and what its
-    full-screen view shows (smallest text in px, whole without scrolling, page width)."""
+    for each drawing set in pieces down the column what they show (smallest text in px, texts
+    left out), and for each figure wider than the screen whether it says so above it, visibly,
+    and what its full-screen view shows (smallest text in px, whole without scrolling, page
+    width, texts left out, back in the page after closing)."""
     tab = Tab(browser, book_url, PHONE, touch=True)
     out = {}
     try:
@@ -519,7 +578,8 @@ def phone_walk(browser, book_url):
             page = tab.open(path)
             page.wait_for_timeout(400)
             view = {"width": page.evaluate("document.documentElement.scrollWidth"), "menu": _menu_icon(page),
-                    "wide": []}
+                    "wide": [], "figures": page.locator("figure.lkf, figure.lkfs").count(),
+                    "cut": page.locator("figure.lkfs:has(.lk-pieces)").evaluate_all(f"fs => fs.map({_CUT})")}
             boxes = page.locator(_BOXES)
             for i, (is_wide, shown) in enumerate(page.evaluate(_WIDE)):
                 if not is_wide:
@@ -529,10 +589,11 @@ def phone_walk(browser, book_url):
                 said = cue.count() == 1 and cue.is_visible() and "scroll" in cue.inner_text()
                 full = None
                 if said:
+                    drawing = boxes.nth(i).locator("svg").first.element_handle()
                     cue.get_by_role("button", name="open full screen").tap()
                     dialog = page.locator("dialog.lk-full[open]")
                     dialog.wait_for()
-                    full = dialog.evaluate(_FULL)
+                    full = dialog.evaluate(_FULL, drawing)
                     dialog.locator(".lk-full-close").tap()
                     page.wait_for_function("!document.querySelector('dialog.lk-full')")
                     full.append(boxes.nth(i).locator("xpath=ancestor::figure[1]").count() == 1)
@@ -544,20 +605,25 @@ def phone_walk(browser, book_url):
         tab.close()
 
 
-def test_a_figure_wider_than_a_phone_says_so_and_opens_full_screen_legibly(phone_walk):
-    """On a 390 px phone every figure that does not fit says so above it, visibly, and opens
-    full screen with its smallest text at least 9 px and no page wider than the screen; closing
-    puts it back in the page."""
+def test_every_figure_can_be_read_whole_on_a_phone(phone_walk):
+    """On a 390 px phone every figure can be read whole, with its smallest text at least 9 px:
+    a drawing wider than the column is set in pieces down the column; any other figure wider
+    than the screen says so above it, visibly, and opens full screen showing all of it without
+    scrolling (no page wider than the screen); closing puts it back in the page."""
     errors = phone_walk["errors"]
     views = {p: v for p, v in phone_walk.items() if p != "errors"}
     wide = [(p, w) for p, v in views.items() for w in v["wide"]]
+    cut = [(p, c) for p, v in views.items() for c in v["cut"]]
     silent = [(p, w["index"]) for p, w in wide if not w["said"]]
     bad = [(p, w["index"], w["full"]) for p, w in wide if w["said"] and
-           (w["full"][0] < 9 or w["full"][2] > PHONE["width"] or not w["full"][3])]
-    assert len(wide) >= 10 and silent == [] and bad == [], (len(wide), silent, bad)
-    whole = sum(1 for _, w in wide if w["full"][1])
-    print(f"{len(wide)} figures wider than a phone, {whole} of them whole in the full-screen view, "
-          f"{sum(1 - w['shown'] for _, w in wide) / len(wide):.0%} of their width off screen on average")
+           (w["full"][0] < 9 or not w["full"][1] or w["full"][2] > PHONE["width"] or w["full"][3]
+            or not w["full"][4])]
+    torn = [(p, c) for p, c in cut if c[0] < 9 or c[1]]
+    print(f"{sum(v['figures'] for v in views.values())} figures, {len(cut)} set in pieces down the column, "
+          f"{len(wide)} wider than a phone, all of them whole in the full-screen view "
+          f"(smallest text {min([w['full'][0] for _, w in wide] + [c[0] for _, c in cut]):.1f} px)")
+    assert len(wide) >= 10 and len(cut) >= 10, (len(wide), len(cut))
+    assert silent == [] and bad == [] and torn == [], (silent, bad, torn)
     assert errors == [], errors
 
 
