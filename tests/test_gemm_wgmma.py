@@ -236,3 +236,57 @@ def test_pingpong_consumers_take_turns_on_whole_tiles():
     assert text.count("mbarrier_init(empty0 + 8 * s, 1)") == 1
     assert "mbarrier_arrive(empty0 + 48 + 8 * (1 - c))" in text
     assert cfg.smem_bytes() == 6 * (128 + 128) * 128 + 16 * 6 + 16 + 1024
+
+
+def test_the_tma_store_epilogue_stages_swizzled_boxes_and_stores_each_once():
+    cfg = gemm_wgmma.CONFIGS["128x256x64s3-tma"]
+    st = gemm_wgmma.statements(cfg)
+    epi = [s for s in st if s.phase == "epilogue"]
+    calls = [s.call for s in epi]
+    # 128 accumulators a thread: 64 pairs rounded and staged; 256 columns: four boxes of 64
+    assert calls.count("st_shared_u32") == 64 and calls.count("cvt_rn_f16x2_f32") == 64
+    assert calls.count("tma_store_2d") == 4 and calls.count("cp_async_bulk_commit_group") == 1
+    assert "st_global_u32" not in calls and "st_global_v2_f32" not in calls       # no thread stores C itself
+    # the order the PTX ISA asks for: wait until the staging buffer was read, meet, write, fence the
+    # async proxy, meet, store
+    order = [c for c in calls if c in ("cp_async_bulk_wait_group_read", "bar_sync_named", "st_shared_u32",
+                                       "fence_proxy_async_shared_cta", "tma_store_2d")]
+    firsts = [order.index(c) for c in ("cp_async_bulk_wait_group_read", "bar_sync_named", "st_shared_u32",
+                                       "fence_proxy_async_shared_cta", "tma_store_2d")]
+    assert firsts == sorted(firsts) and order.count("bar_sync_named") == 2
+    assert cfg.smem_bytes() == 3 * (128 + 256) * 128 + 2 * 64 * 256 * 2 + 16 * 3 + 1024 <= 227 * 1024
+
+
+def test_a_warps_staged_stores_of_one_column_block_hit_32_banks():
+    """The 128-byte swizzle (16-byte chunk j of row r at chunk j ^ (r % 8)) against the bank rule
+    (32 banks of 4 bytes): lane l stores row l // 4 (+8), bytes 4 (l % 4) of column block j."""
+    from labkit.cuda.kernels.ladder.gemm_wgmma_epilogue import staged_chunk
+
+    for j in range(32):
+        for hi in (0, 1):
+            banks = set()
+            for lane in range(32):
+                r = lane // 4 + 8 * hi
+                addr = (j // 8) * 8192 + r * 128 + 16 * staged_chunk(j, r) + 4 * (lane % 4)
+                banks.add(addr // 4 % 32)
+            assert len(banks) == 32
+    # unswizzled 512-byte rows would put the 8 rows of a column block in the same 4 banks
+    assert len({(r * 512 + 16 * 3 + 4 * q) // 4 % 32 for r in range(8) for q in range(4)}) == 4
+
+
+def test_tma_store_configs_are_checked():
+    from labkit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="the TMA-store epilogue stores 16-bit C"):
+        gemm_wgmma.WgmmaConfig(epilogue="tma")
+    with pytest.raises(ConfigError, match="epilogue must be 'direct' or 'tma'"):
+        gemm_wgmma.WgmmaConfig(c="f16", epilogue="smem")
+
+
+@pytest.mark.slow
+def test_the_tma_store_kernel_compiles_to_bulk_tensor_stores():
+    text = _ptx("128x256x64s3-tma")
+    assert text.count("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group") == 4
+    assert text.count("st.shared.b32") == 64 and text.count("cp.async.bulk.commit_group;") == 1
+    assert "cp.async.bulk.wait_group.read 0;" in text and "cp.async.bulk.wait_group 0;" in text
+    assert "st.global" not in text

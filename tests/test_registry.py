@@ -306,6 +306,12 @@ def test_the_inline_ptx_entries_compile_to_their_registry_text():
         setmaxnreg_dec()
         setmaxnreg_inc()
         g.tma_load_2d(addr, maps, 0, 0, 0, baddr)
+        g.st_shared_u32(addr, v)
+        g.bar_sync_named(1, 128)
+        g.tma_store_2d(maps, 16, 0, 0, addr)
+        g.cp_async_bulk_commit_group()
+        g.cp_async_bulk_wait_group_read()
+        g.cp_async_bulk_wait_group()
         out[1] = numba.uint32(probe.clock64() - t0) + w
         out[3] = g.cvt_rn_f16x2_f32(numba.float32(out[4]), numba.float32(2)) ^ \
             g.cvt_rn_bf16x2_f32(numba.float32(out[5]), numba.float32(3))

@@ -2,7 +2,8 @@
 Hopper's warpgroup fences.
 
 Minimum SMs and targets from the PTX ISA's Target ISA notes: cp.async and mbarrier sm_80;
-``expect_tx``, ``try_wait``, TMA, ``setmaxnreg`` and ``fence.proxy.async`` sm_90; the wgmma
+``expect_tx``, ``try_wait``, TMA (loads, stores and their bulk groups), ``setmaxnreg`` and
+``fence.proxy.async`` sm_90; the wgmma
 fences arch-specific ``sm_90a`` (compute capability 9.0 only).
 
 ``wgmma.mma_async`` runs asynchronously, issued by a warpgroup. ``wgmma.fence`` orders the
@@ -51,6 +52,16 @@ GEMM_PTX = {i.name: i for i in (
             "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.b32 [g], $1; }"),
     _inline(_G, "st", "st_global_v2_f32", "st.global.v2.f32", 0,
             "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.v2.f32 [g], {$1, $2}; }"),
+    _inline(_G, "st", "st_shared_u32", "st.shared.b32", 0, "st.shared.b32 [$0], $1;"),
+    _inline(_G, "bar", "bar_sync_named", "bar.sync", 0, "bar.sync $0, $1;"),
+    _inline(_G, "tma", "tma_store_2d", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", 90,
+            "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];"),
+    _inline(_G, "tma", "cp_async_bulk_commit_group", "cp.async.bulk.commit_group", 90,
+            "cp.async.bulk.commit_group;"),
+    _inline(_G, "tma", "cp_async_bulk_wait_group_read", "cp.async.bulk.wait_group.read 0", 90,
+            "cp.async.bulk.wait_group.read 0;"),
+    _inline(_G, "tma", "cp_async_bulk_wait_group", "cp.async.bulk.wait_group 0", 90,
+            "cp.async.bulk.wait_group 0;"),
     _inline(_G, "cvt", "cvt_rn_f16x2_f32", "cvt.rn.f16x2.f32", 80, "cvt.rn.f16x2.f32 $0, $1, $2;"),
     _inline(_G, "cvt", "cvt_rn_bf16x2_f32", "cvt.rn.bf16x2.f32", 80, "cvt.rn.bf16x2.f32 $0, $1, $2;"),
     _inline(_G, "mbarrier", "mbarrier_init", "mbarrier.init.shared::cta.b64", 80,

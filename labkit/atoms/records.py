@@ -40,7 +40,8 @@ OPS = ("mma", "ldmatrix", "stmatrix", "cp.async", "cp.async.commit_group", "cp.a
        "st.global", "st.global.v2", "mbarrier.init", "mbarrier.arrive", "mbarrier.arrive.expect_tx",
        "mbarrier.try_wait", "fence.mbarrier_init", "fence.proxy.async", "wgmma.fence", "wgmma.commit_group",
        "wgmma.wait_group", "wgmma.mma_async", "setmaxnreg.inc", "setmaxnreg.dec", "ld.volatile.shared", "mov",
-       "cvt.rn.f16x2", "cvt.rn.bf16x2")
+       "cvt.rn.f16x2", "cvt.rn.bf16x2", "st.shared", "bar.sync", "cp.async.bulk.commit_group",
+       "cp.async.bulk.wait_group")
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,16 @@ name                                                   PTX                      
 ``st_global_u32(dst, index, value)``                   ``st.global.b32``: 4 bytes at ``&dst[index]``  any
 ``st_global_v2_f32(dst, index, v0, v1)``               ``st.global.v2.f32``: 8 bytes at              any
                                                        ``&dst[index]``
+``st_shared_u32(addr, value)``                         ``st.shared.b32``                             any
+``bar_sync_named(id, threads)``                        ``bar.sync id, threads``: a named barrier of   any
+                                                       ``threads`` threads (a warpgroup: 128)
+``tma_store_2d(maps, index, c0, c1, src)``             ``cp.async.bulk.tensor.2d.global.shared::cta  90
+                                                       .bulk_group``: shared ``src`` to the box at
+                                                       (c0, c1) of the tensor map at ``&maps[index]``
+``cp_async_bulk_commit_group()``,                      ``cp.async.bulk.commit_group``,               90
+``cp_async_bulk_wait_group_read()``,                   ``cp.async.bulk.wait_group.read 0`` (the
+``cp_async_bulk_wait_group()``                         stores have read shared memory),
+                                                       ``cp.async.bulk.wait_group 0`` (done)
 ``cvt_rn_f16x2_f32(a, b)``                              ``cvt.rn.f16x2.f32``: ``a`` and ``b`` rounded     80
                                                        to f16, ``a`` in the upper half of the u32
 ``cvt_rn_bf16x2_f32(a, b)``                            ``cvt.rn.bf16x2.f32``: the same, to bf16       80
@@ -66,6 +76,12 @@ __all__ = [
     "st_global_v2_f32",
     "cvt_rn_f16x2_f32",
     "cvt_rn_bf16x2_f32",
+    "st_shared_u32",
+    "bar_sync_named",
+    "tma_store_2d",
+    "cp_async_bulk_commit_group",
+    "cp_async_bulk_wait_group_read",
+    "cp_async_bulk_wait_group",
     "mbarrier_init",
     "fence_mbarrier_init",
     "mbarrier_arrive_expect_tx",
@@ -251,10 +267,32 @@ def _gpu_bindings():
 
         return sig, codegen
 
+    @intrinsic
+    def tma_store_2d(typingctx, maps, index, c0, c1, src):
+        """TMA: shared ``src`` to the box at (c0, c1) of the tensor map at ``&maps[index]``."""
+        check_index("tma_store_2d", maps, index)
+        _u32_args("tma_store_2d", c0, c1, src)
+        sig = types.void(maps, index, types.int32, types.int32, types.uint32)
+
+        def codegen(context, builder, sig, args):
+            addr = element_address(context, builder, sig.args[0], args[0], sig.args[1], args[1])
+            fnty = ir.FunctionType(ir.VoidType(), [i64, i32, i32, i32])
+            asm = ir.InlineAsm(fnty, PTX["tma_store_2d"], "l,r,r,r,~{memory}", side_effect=True)
+            builder.call(asm, [addr, args[2], args[3], args[4]])
+            return context.get_dummy_value()
+
+        return sig, codegen
+
+    st_shared_u32 = void_asm("st_shared_u32", 2)
+    bar_sync_named = void_asm("bar_sync_named", 2)
+    cp_async_bulk_commit_group = void_asm("cp_async_bulk_commit_group", 0)
+    cp_async_bulk_wait_group_read = void_asm("cp_async_bulk_wait_group_read", 0)
+    cp_async_bulk_wait_group = void_asm("cp_async_bulk_wait_group", 0)
     return (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
             cvt_rn_f16x2_f32, cvt_rn_bf16x2_f32, mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,
             tma_load_2d,
-            None)
+            None, (st_shared_u32, bar_sync_named, tma_store_2d, cp_async_bulk_commit_group,
+                   cp_async_bulk_wait_group_read, cp_async_bulk_wait_group))
 
 
 def _sim_bindings():
@@ -419,17 +457,38 @@ def _sim_bindings():
             b[2] -= box_rows * 128
             _complete(b)
 
+    def st_shared_u32(addr, value):
+        addr = int(addr)
+        if addr % 4:
+            raise DeviceError(f"st_shared_u32: shared address {addr:#x} is not 4-byte aligned")
+        root, off = _twins.resolve_shared(addr, 4, "st_shared_u32")
+        _twins.bytes_of(root)[off:off + 4] = np.array([int(value) & 0xFFFFFFFF], np.uint32).view(np.uint8)
+
+    def no_twin(name):
+        def twin(*args):
+            raise DeviceError(f"{name}: the TMA store and its bulk groups have no CUDA-simulator twin "
+                              "(the simulator runs no kernel that stores through TMA)")
+        twin.__name__ = name
+        return twin
+
+    bar_sync_named = no_twin("bar_sync_named")
+    tma_store_2d = no_twin("tma_store_2d")
+    cp_async_bulk_commit_group = no_twin("cp_async_bulk_commit_group")
+    cp_async_bulk_wait_group_read = no_twin("cp_async_bulk_wait_group_read")
+    cp_async_bulk_wait_group = no_twin("cp_async_bulk_wait_group")
     return (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
             cvt_rn_f16x2_f32, cvt_rn_bf16x2_f32, mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,
             tma_load_2d,
-            sim_tensor_map)
+            sim_tensor_map, (st_shared_u32, bar_sync_named, tma_store_2d, cp_async_bulk_commit_group,
+                             cp_async_bulk_wait_group_read, cp_async_bulk_wait_group))
 
 
 _impl = _sim_bindings() if _SIMULATED else _gpu_bindings()
 (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
  cvt_rn_f16x2_f32, cvt_rn_bf16x2_f32, mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,
             tma_load_2d,
- sim_tensor_map) = _impl
+ sim_tensor_map, (st_shared_u32, bar_sync_named, tma_store_2d,
+                 cp_async_bulk_commit_group, cp_async_bulk_wait_group_read, cp_async_bulk_wait_group)) = _impl
 
 
 def _setmaxnreg_intrinsic(name, text):

@@ -83,6 +83,7 @@ CONCEPTS = {
     "gemm": "gemm(tiled_mma, tCrA, tCrB, tCrC): the MMAs of a k-block",
     "tCgC": "partition_C of gC: this thread's elements of C", "axpby": "axpby: writing the accumulators to C",
     "residue": "predicates and clamps for the edges of the problem (CuTe's residue handling)",
+    "tCsC": "the epilogue's staging of C in shared memory (CUTLASS's TMA-store epilogue: sC, tRS_sD)",
 }
 
 

@@ -51,6 +51,7 @@ import numpy as np
 from labkit.atoms.instructions import WARPGROUP, require_sm
 from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set_dynamic_shared
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
+from labkit.cuda.kernels.ladder import gemm_wgmma_epilogue as epilogue
 from labkit.cuda.kernels.ladder.gemm_statements import NO_INSTRUCTION, Writer, render
 from labkit.cuda.kernels.ladder.gemm_wgmma_config import CONFIGS, DEFAULT, RULES, WgmmaConfig, operand_dtypes
 from labkit.cuda.kernels.ladder.gemm_wgmma_config import pick as _pick
@@ -69,7 +70,8 @@ WGMMA_CALLS = {"fence": "wgmma_fence", "commit": "wgmma_commit_group", "wait": "
                "mma": "SM90_64x{n}x16_F32F16F16_SS"}     # the CuTe atom; its registry entry names the intrinsic
 _GEMM_PTX_CALLS = ("mbarrier_init", "fence_mbarrier_init", "mbarrier_arrive_expect_tx", "mbarrier_arrive",
                    "mbarrier_try_wait", "tma_load_2d", "st_global_v2_f32", "st_global_u32", "cvt_rn_f16x2_f32",
-                   "cvt_rn_bf16x2_f32")
+                   "cvt_rn_bf16x2_f32", "st_shared_u32", "bar_sync_named", "tma_store_2d",
+                   "cp_async_bulk_commit_group", "cp_async_bulk_wait_group_read", "cp_async_bulk_wait_group")
 
 
 def k_descriptors(cfg):
@@ -133,7 +135,7 @@ def statements(cfg=None, name="gemm_wgmma"):
         w.code("sbase = uint32((uint32(smem_addr(smem, 0)) + uint32(1023)) & uint32(0xFFFFFC00))",
                call="smem_addr")
     with w.concept("mbarrier"):
-        w.code(f"full0 = uint32(sbase + {S * SB})  # full[s]: the stage's k-tile has landed")
+        w.code(f"full0 = uint32(sbase + {S * SB + cfg.staging_bytes})  # full[s]: the stage's k-tile has landed")
         w.code(f"empty0 = uint32(full0 + {8 * S})  # empty[s]: both consumers are done with it")
         with w.block("if tid == 0:"):
             with w.block(f"for s in range({S}):"):
@@ -270,59 +272,19 @@ def statements(cfg=None, name="gemm_wgmma"):
                     w.code(f"{acc} = {W['fence_operand']}({acc})", call=W["fence_operand"], op=NO_INSTRUCTION,
                            cute="tCrC")
                 for m, acc in enumerate(accs):
-                    _epilogue(w, cfg, acc, f"{64 * m}" if cfg.pingpong else "64 * c")
+                    epilogue.store_c(w, cfg, acc, f"{64 * m}" if cfg.pingpong else "64 * c")
             if cfg.pingpong:
                 w.code("tile += int32(2 * cuda.gridDim.x)")
                 w.code("seq += 2")
             else:
                 w.code("tile += int32(cuda.gridDim.x)")
+        epilogue.drain(w, cfg)
     return tuple(w.statements)
 
 
 def _m_blocks(cfg):
     """m64 blocks a consumer warpgroup computes per tile: 1, or all of them in ping-pong."""
     return cfg.bm // 64 if cfg.pingpong else 1
-
-
-def _epilogue(w, cfg, acc="acc", rows="64 * c"):
-    """The consumers' stores of C from wgmma's D fragment: f32 pairs (8 bytes), or f16 / bf16 pairs
-    rounded from them (``cvt.rn.{f16,bf16}x2.f32``, 4 bytes), times ``alpha`` when scaled."""
-    f32 = cfg.c == "f32"
-    scale = " * alpha" if cfg.scaled else ""
-
-    def store(j, hi, repeat=None):
-        x, y = f"{acc}[{4 * j + 2 * hi}]{scale}", f"{acc}[{4 * j + 2 * hi + 1}]{scale}"
-        if f32:
-            w.code(f"st_global_v2_f32(C, i{hi} + {8 * j}, {x}, {y})", call="st_global_v2_f32", repeat=repeat)
-            return
-        cvt = f"cvt_rn_{cfg.c}x2_f32"
-        w.code(f"p = {cvt}({y}, {x})", call=cvt, repeat=repeat and "cvt")
-        w.code(f"st_global_u32(C, i{hi} + {4 * j}, p)", call="st_global_u32", repeat=repeat)
-
-    with w.concept("tCgC"):
-        w.comment("wgmma's D fragment: warp w holds rows 16w + lane/4 (+8), columns 8j + 2(lane%4) (+1)")
-        w.code(f"r0 = int32(m0 + {rows} + 16 * warp + lane // 4)")
-        w.code("col = int32(n0 + 2 * (lane % 4))")
-        if f32:
-            w.code("i0 = int32(r0 * N + col)")
-            w.code("i1 = int32(i0 + 8 * N)")
-        else:
-            w.comment(f"C as 32-bit words, two {cfg.c} each (the lower column in the low half)")
-            w.code("i0 = int32((r0 * N + col) // 2)")
-            w.code("i1 = int32(i0 + 4 * N)")
-    with w.concept("axpby"):
-        with w.block(f"if m0 + {cfg.bm} <= M and n0 + {cfg.bn} <= N:"):
-            for j in range(cfg.bn // 8):
-                for hi in (0, 1):
-                    store(j, hi, "st0")
-        with w.block("else:", cute="residue"):
-            w.code("ok0 = r0 < M", cute="residue")
-            w.code("ok1 = r0 + 8 < M", cute="residue")
-            for j in range(cfg.bn // 8):
-                with w.block(f"if col + {8 * j} < N:", cute="residue"):
-                    for hi in (0, 1):
-                        with w.block(f"if ok{hi}:", cute="residue"):
-                            store(j, hi)
 
 
 def source(config=DEFAULT, name="gemm_wgmma"):
@@ -349,6 +311,7 @@ def namespace(cfg):
     for key, n in WGMMA_CALLS.items():
         n = _mma_name(cfg) if key == "mma" else n
         scope[n] = getattr(ptx, n)
+    scope["fence_proxy_async_shared_cta"] = ptx.fence_proxy_async_shared_cta
     if cfg.setmaxnreg:
         scope.update(gemm_ptx.setmaxnreg_calls(*cfg.setmaxnreg))
     return scope
@@ -407,6 +370,8 @@ def launch(A, B, C, acc, sm, config=DEFAULT, alpha=1.0):
                              ab_dtype=ab, c_dtype=cd)
     if N % 2:
         raise DeviceError(f"N: step 'wgmma' stores C two elements at a time, so N must be even; got N={N}")
+    if cfg.epilogue == "tma" and N % 8:
+        raise DeviceError(f"N: the TMA-store epilogue needs rows of C in 16-byte multiples (N % 8 == 0); got N={N}")
     if not cfg.scaled and alpha != 1.0:
         raise DeviceError(f"alpha: configuration {config!r} is not scaled (scaled=False); got alpha={alpha!r}")
     from numba import cuda
@@ -418,7 +383,7 @@ def launch(A, B, C, acc, sm, config=DEFAULT, alpha=1.0):
     A1, B1, C1 = A.reshape(M * K), B.reshape(N * K), C.reshape(M * N)
     if cfg.c != "f32":
         C1 = C1.view(np.uint32)                      # two 16-bit elements a word
-    maps = tensor_maps(cfg, A1, B1, M, N, K)
+    maps = tensor_maps(cfg, A1, B1, M, N, K, C=C.reshape(M * N) if cfg.epilogue == "tma" else None)
     args = (C1, np.int32(M), np.int32(N), np.int32(K), maps) + ((np.float32(alpha),) if cfg.scaled else ())
     kernel.dispatcher.compile(signature(cfg))
     smem = cfg.smem_bytes()

@@ -42,7 +42,10 @@ class WgmmaConfig:
     per-tensor scales of fp8 operands); ``pingpong``: the two consumer warpgroups take alternate
     tiles of 128 rows instead of sharing each (CUTLASS's ``KernelTmaWarpSpecializedPingpong``): the
     producer fills the stages tile after tile, so one warpgroup's epilogue runs while the other's
-    main loop has the tensor cores."""
+    main loop has the tensor cores; ``epilogue``: ``"direct"`` (each thread stores its accumulators
+    to global memory) or ``"tma"`` (a warpgroup writes its rows of C, rounded to f16 or bf16, into
+    shared memory in the 128-byte swizzle and one thread stores them with TMA, CUTLASS's
+    TMA-store epilogue)."""
 
     consumers: int = 2
     bn: int = 256
@@ -55,6 +58,7 @@ class WgmmaConfig:
     c: str = "f32"
     scaled: bool = False
     pingpong: bool = False
+    epilogue: str = "direct"
 
     def __post_init__(self):
         from labkit.elements import element
@@ -68,6 +72,11 @@ class WgmmaConfig:
                               f"got a={self.a!r}, b={self.b!r}")
         if self.pingpong and self.consumers != 2:
             raise ConfigError(f"config: pingpong alternates two consumer warpgroups; got consumers={self.consumers}")
+        if self.epilogue not in ("direct", "tma"):
+            raise ConfigError(f"config: epilogue must be 'direct' or 'tma'; got {self.epilogue!r}")
+        if self.epilogue == "tma" and (c.bits != 16 or self.pingpong):
+            raise ConfigError("config: the TMA-store epilogue stores 16-bit C (f16, bf16) from cooperative "
+                              f"consumers; got c={self.c!r}, pingpong={self.pingpong}")
         if c.name not in _C:
             raise ConfigError(f"config: c must be one of {', '.join(_C)}; got {self.c!r}")
         for f, v in (("a", a.name), ("b", b.name), ("c", c.name)):
@@ -96,9 +105,15 @@ class WgmmaConfig:
         return (self.bm + self.bn) * 128
 
     def smem_bytes(self, sm=90):
-        """Dynamic shared memory: the stages, two mbarriers a stage (and the two turn mbarriers of
-        ping-pong), 1024 bytes of alignment slack."""
-        return self.stages * self.stage_bytes + 16 * self.stages + (16 if self.pingpong else 0) + 1024
+        """Dynamic shared memory: the stages, C's staging of the TMA-store epilogue, two mbarriers a
+        stage (and the two turn mbarriers of ping-pong), 1024 bytes of alignment slack."""
+        return (self.stages * self.stage_bytes + self.staging_bytes + 16 * self.stages + (16 if self.pingpong else 0)
+                + 1024)
+
+    @property
+    def staging_bytes(self):
+        """Shared memory the TMA-store epilogue stages C in: each consumer's 64 rows of 16-bit C."""
+        return self.consumers * 64 * self.bn * 2 if self.epilogue == "tma" else 0
 
 
 CONFIGS = {
@@ -107,6 +122,8 @@ CONFIGS = {
     "128x256x64s3": WgmmaConfig(stages=3),
     "128x128x64s6": WgmmaConfig(bn=128, stages=6),
     "128x256x64s4g1": WgmmaConfig(group_m=1),
+    "128x256x64s3-tma": WgmmaConfig(stages=3, c="f16", epilogue="tma"),
+    "128x256x128s3-e4m3-tma": WgmmaConfig(stages=3, a="e4m3", b="e4m3", c="bf16", scaled=True, epilogue="tma"),
     "128x128x64s6pp": WgmmaConfig(bn=128, stages=6, pingpong=True),
     "128x128x64s6pp-f16out": WgmmaConfig(bn=128, stages=6, pingpong=True, c="f16"),
     "128x128x128s6pp-e4m3": WgmmaConfig(bn=128, stages=6, pingpong=True, a="e4m3", b="e4m3", c="bf16",

@@ -1,0 +1,120 @@
+"""Step 7's epilogue: how a consumer warpgroup's accumulators become C.
+
+``"direct"``: each thread stores its accumulators straight from the registers (f32 pairs of 8
+bytes, or f16 / bf16 pairs of 4 bytes rounded by ``cvt.rn.{f16,bf16}x2.f32``), with a guarded
+path for a tile that overhangs C.
+
+``"tma"`` (CUTLASS's TMA-store epilogue): the warpgroup writes its 64 rows of 16-bit C into shared
+memory as TMA boxes of 64 rows by 128 bytes in the 128-byte swizzle (16-byte chunk ``j`` of row
+``r`` at chunk ``j XOR (r % 8)``: a warp's 4-byte stores of one column block then fall in 32
+different banks), every thread fences its stores for the async proxy (``fence.proxy.async``),
+the warpgroup meets at a named barrier, and one thread hands the boxes to the TMA unit
+(``cp.async.bulk.tensor`` global <- shared), which clips what lies outside C, so no thread tests
+a bound. Before the warpgroup writes the staging buffer again, that thread waits until the
+previous tile's stores have read it (``cp.async.bulk.wait_group.read 0``).
+
+>>> from labkit.cuda.kernels.ladder.gemm_wgmma_config import CONFIGS
+>>> staged_chunk(j=3, row=13), CONFIGS["128x256x64s3-tma"].staging_bytes
+(6, 65536)
+"""
+
+from __future__ import annotations
+
+__all__ = ["store_c", "drain", "staged_chunk", "BOX_BYTES"]
+
+#: bytes of one staged TMA box: 64 rows of 128 bytes (64 columns of 16-bit C)
+BOX_BYTES = 64 * 128
+
+
+def staged_chunk(j: int, row: int) -> int:
+    """The 16-byte chunk where column block ``j`` (8 columns of 16-bit C) of ``row`` is staged
+    inside its box: the TMA's 128-byte swizzle, ``(j % 8) XOR (row % 8)``."""
+    return (j % 8) ^ (row % 8)
+
+
+def store_c(w, cfg, acc="acc", rows="64 * c"):
+    """The statements that store accumulator tuple ``acc`` (rows ``m0 + rows`` ... of the tile)."""
+    if cfg.epilogue == "tma":
+        _tma(w, cfg, acc)
+    else:
+        _direct(w, cfg, acc, rows)
+
+
+def drain(w, cfg):
+    """After a consumer's last tile: its TMA stores are complete before the CTA exits."""
+    if cfg.epilogue == "tma":
+        with w.concept("tCgC"), w.block("if t == 0:"):
+            w.code("cp_async_bulk_wait_group()", call="cp_async_bulk_wait_group")
+
+
+def _scaled(cfg, acc, i):
+    return f"{acc}[{i}]" + (" * alpha" if cfg.scaled else "")
+
+
+def _direct(w, cfg, acc, rows):
+    f32 = cfg.c == "f32"
+
+    def store(j, hi, repeat=None):
+        x, y = _scaled(cfg, acc, 4 * j + 2 * hi), _scaled(cfg, acc, 4 * j + 2 * hi + 1)
+        if f32:
+            w.code(f"st_global_v2_f32(C, i{hi} + {8 * j}, {x}, {y})", call="st_global_v2_f32", repeat=repeat)
+            return
+        cvt = f"cvt_rn_{cfg.c}x2_f32"
+        w.code(f"p = {cvt}({y}, {x})", call=cvt, repeat=repeat and "cvt")
+        w.code(f"st_global_u32(C, i{hi} + {4 * j}, p)", call="st_global_u32", repeat=repeat)
+
+    with w.concept("tCgC"):
+        w.comment("wgmma's D fragment: warp w holds rows 16w + lane/4 (+8), columns 8j + 2(lane%4) (+1)")
+        w.code(f"r0 = int32(m0 + {rows} + 16 * warp + lane // 4)")
+        w.code("col = int32(n0 + 2 * (lane % 4))")
+        if f32:
+            w.code("i0 = int32(r0 * N + col)")
+            w.code("i1 = int32(i0 + 8 * N)")
+        else:
+            w.comment(f"C as 32-bit words, two {cfg.c} each (the lower column in the low half)")
+            w.code("i0 = int32((r0 * N + col) // 2)")
+            w.code("i1 = int32(i0 + 4 * N)")
+    with w.concept("axpby"):
+        with w.block(f"if m0 + {cfg.bm} <= M and n0 + {cfg.bn} <= N:"):
+            for j in range(cfg.bn // 8):
+                for hi in (0, 1):
+                    store(j, hi, "st0")
+        with w.block("else:", cute="residue"):
+            w.code("ok0 = r0 < M", cute="residue")
+            w.code("ok1 = r0 + 8 < M", cute="residue")
+            for j in range(cfg.bn // 8):
+                with w.block(f"if col + {8 * j} < N:", cute="residue"):
+                    for hi in (0, 1):
+                        with w.block(f"if ok{hi}:", cute="residue"):
+                            store(j, hi)
+
+
+def _tma(w, cfg, acc):
+    per = 64 * cfg.bn * 2                                  # one consumer's 64 rows of 16-bit C
+    base = cfg.stages * cfg.stage_bytes
+    cvt = f"cvt_rn_{cfg.c}x2_f32"
+    with w.concept("tCsC"):
+        w.comment("the staging buffer is free once the previous tile's TMA stores have read it")
+        with w.block("if t == 0:"):
+            w.code("cp_async_bulk_wait_group_read()", call="cp_async_bulk_wait_group_read")
+        w.code("bar_sync_named(1 + c, 128)", call="bar_sync_named")
+        w.comment(f"boxes of 64 rows x 128 bytes, 128-byte swizzle: column block j of row r at chunk (j % 8) ^ (r % 8)")
+        w.code(f"stg = uint32(sbase + {base} + c * {per})")
+        w.code("lrow = uint32(lane // 4)")
+        w.code("at = uint32(stg + (16 * warp + lrow) * 128 + 4 * (lane % 4))")
+        for j in range(cfg.bn // 8):
+            box = (j // 8) * BOX_BYTES
+            for hi in (0, 1):
+                x, y = _scaled(cfg, acc, 4 * j + 2 * hi), _scaled(cfg, acc, 4 * j + 2 * hi + 1)
+                w.code(f"p = {cvt}({y}, {x})", call=cvt, repeat="cvt")
+                w.code(f"st_shared_u32(at + {box + 1024 * hi} + (({j % 8} ^ lrow) << 4), p)", call="st_shared_u32",
+                       repeat="sts")
+        w.comment("the generic proxy's stores, visible to the TMA unit (the async proxy), then the warpgroup meets")
+        w.code("fence_proxy_async_shared_cta()", call="fence_proxy_async_shared_cta")
+        w.code("bar_sync_named(1 + c, 128)", call="bar_sync_named")
+    with w.concept("tCgC"), w.block("if t == 0:"):
+        w.comment("one thread stores the boxes; TMA leaves out what lies past M or N")
+        for b in range(cfg.bn // 64):
+            w.code(f"tma_store_2d(maps, 32, int32(n0 + {64 * b}), int32(m0 + 64 * c), uint32(stg + {b * BOX_BYTES}))",
+                   call="tma_store_2d")
+        w.code("cp_async_bulk_commit_group()", call="cp_async_bulk_commit_group")
