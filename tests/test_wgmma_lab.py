@@ -352,3 +352,19 @@ def test_the_fixed_cost_fit_is_the_least_squares_line_of_the_recorded_times():
         assert all(r.get("rel_err", 0) < 1e-4 for r in rows)          # each shape checked before it was timed
     with pytest.raises(LayoutError, match="the run timed K"):
         wgmma.fixed_cost_split(3000)
+
+
+def test_the_consumer_schedules_overlap_the_epilogue_only_in_ping_pong():
+    # worked by hand, main loop 6 and epilogue 2 a tile: the cooperative warpgroups multiply and
+    # store together, 4 x (6 + 2) = 32; ping-pong overlaps each epilogue with the other's main
+    # loop, 4 x 6 + the last epilogue = 26; an epilogue longer than a main loop (7 > 6) shows
+    # through: tile 2 waits for warpgroup 1 until 6 + 7 = 13, so 13 + 6 + 6 + 7 = 32
+    coop, pp = wgmma.consumer_schedule("cooperative"), wgmma.consumer_schedule("pingpong")
+    assert max(e.end for e in coop.events) == 32 and max(e.end for e in pp.events) == 26
+    busy = sorted((e.start, e.end) for e in pp.events if e.row == "tensor cores")
+    assert busy == [(0, 6), (6, 12), (12, 18), (18, 24)]                  # never idle between tiles
+    idle = sorted((e.start, e.end) for e in coop.events if e.row == "tensor cores")
+    assert idle == [(0, 6), (8, 14), (16, 22), (24, 30)]                  # idle through each epilogue
+    assert max(e.end for e in wgmma.consumer_schedule("pingpong", 4, 6, 7).events) == 32
+    with pytest.raises(LabkitError, match="design must be 'cooperative' or 'pingpong'"):
+        wgmma.consumer_schedule("stream-k")

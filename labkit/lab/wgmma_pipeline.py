@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from labkit.errors import LayoutError
 
-__all__ = ["fixed_cost_split", "Event", "Schedule", "pipeline_schedule", "ceiling_ratio"]
+__all__ = ["fixed_cost_split", "Event", "Schedule", "pipeline_schedule", "consumer_schedule", "ceiling_ratio"]
 
 
 @dataclass(frozen=True)
@@ -103,6 +103,57 @@ def _plan(stages, ktiles, load, mma, released):
             now[k - 1] = consumer_t + 0.2
             consumer_t += 0.2
     return ev, now
+
+
+def consumer_schedule(design: str = "pingpong", tiles: int = 4, mainloop: float = 6.0,
+                      epilogue: float = 2.0) -> Schedule:
+    """Two consumer warpgroups over ``tiles`` output tiles of equal work, in time (schematic units,
+    not a measurement): a tile's main loop keeps the tensor cores busy for ``mainloop``, its
+    epilogue stores C for ``epilogue`` while they wait for it.
+
+    ``"cooperative"`` (CUTLASS's ``KernelTmaWarpSpecializedCooperative``, step 7's default): the two
+    warpgroups split every tile, so they multiply together and store together, and the tensor cores
+    idle through every epilogue. ``"pingpong"`` (``KernelTmaWarpSpecializedPingpong``): each takes
+    every other tile whole; a warpgroup waits for its turn (the other has issued its main loop),
+    multiplies, hands the turn over and stores while the other multiplies, so the tensor cores idle
+    only where an epilogue is longer than the other's main loop, and after the last tile.
+
+    >>> [round(consumer_schedule(d, 4, 6, 2).events[-1].end, 1) for d in ("cooperative", "pingpong")]
+    [32.0, 26.0]
+    """
+    if design not in ("cooperative", "pingpong"):
+        raise LayoutError(f"design must be 'cooperative' or 'pingpong'; got {design!r}")
+    if isinstance(tiles, bool) or not isinstance(tiles, int) or tiles < 1:
+        raise LayoutError(f"tiles={tiles!r} must be a positive int")
+    if not (mainloop > 0 and epilogue >= 0):
+        raise LayoutError(f"mainloop={mainloop!r} must be > 0 and epilogue={epilogue!r} >= 0")
+    rows = ("consumer 1", "consumer 2", "tensor cores")
+    ev = []
+    if design == "cooperative":
+        t = 0.0
+        for k in range(tiles):
+            for r in rows[:2]:
+                ev.append(Event(r, t, t + mainloop, f"tile {k}: main loop (half the rows)", "mma"))
+                ev.append(Event(r, t + mainloop, t + mainloop + epilogue, f"tile {k}: epilogue", "store"))
+            ev.append(Event(rows[2], t, t + mainloop, f"tile {k}", "mma"))
+            t += mainloop + epilogue
+        ev.sort(key=lambda e: (e.end, e.start))
+        return Schedule(f"cooperative: {tiles} tiles (schematic units)", rows, tuple(ev))
+    free = [0.0, 0.0]                     # when each warpgroup has stored its last tile
+    turn = 0.0                            # when the tensor cores' turn passes
+    for k in range(tiles):
+        c = k % 2
+        start = max(free[c], turn)
+        if start > free[c]:
+            ev.append(Event(rows[c], free[c], free[c], "wait for the turn", "wait"))
+        ev.append(Event(rows[c], start, start + mainloop, f"tile {k}: main loop", "mma"))
+        ev.append(Event(rows[2], start, start + mainloop, f"tile {k}", "mma"))
+        ev.append(Event(rows[c], start + mainloop, start + mainloop, "arrive: the other's turn", "sync"))
+        ev.append(Event(rows[c], start + mainloop, start + mainloop + epilogue, f"tile {k}: epilogue", "store"))
+        turn = start + mainloop
+        free[c] = start + mainloop + epilogue
+    ev.sort(key=lambda e: (e.end, e.start))
+    return Schedule(f"ping-pong: {tiles} tiles (schematic units)", rows, tuple(ev))
 
 
 def fixed_cost_split(k: int = 4096) -> str:

@@ -20,7 +20,8 @@ from labkit.viz.palette import OKABE_ITO
 
 __all__ = ["draw_timeline", "KIND_COLORS"]
 
-KIND_COLORS = {"copy": OKABE_ITO[1], "mma": OKABE_ITO[2], "sync": OKABE_ITO[0], "wait": OKABE_ITO[5]}
+KIND_COLORS = {"copy": OKABE_ITO[1], "mma": OKABE_ITO[2], "sync": OKABE_ITO[0], "wait": OKABE_ITO[5],
+               "store": OKABE_ITO[6]}
 """Bar colours by event kind: copies sky blue, MMAs green, fences/arrives/commits orange, waits
 vermillion ticks."""
 
@@ -62,7 +63,7 @@ def draw_timeline(schedule, *, width_in: float = BOOK_WIDTH_IN):
     ax.spines[["top", "right"]].set_visible(False)
     from matplotlib.patches import Patch
     ax.legend(handles=[Patch(color=c, label=k) for k, c in KIND_COLORS.items()], fontsize=font,
-              loc="lower right", ncol=4, frameon=False, bbox_to_anchor=(1.0, 1.02))
+              loc="lower right", ncol=len(KIND_COLORS), frameon=False, bbox_to_anchor=(1.0, 1.02))
     first = sorted(events, key=lambda e: e.start)[:3]
     return finish(fig, f"Timeline of {schedule.title}: rows {', '.join(rows)}; it starts with "
                        + "; ".join(f"{e.row}: {e.label} at {e.start:g}" for e in first) + ".")

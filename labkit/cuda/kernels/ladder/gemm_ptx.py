@@ -491,37 +491,4 @@ _impl = _sim_bindings() if _SIMULATED else _gpu_bindings()
                  cp_async_bulk_commit_group, cp_async_bulk_wait_group_read, cp_async_bulk_wait_group)) = _impl
 
 
-def _setmaxnreg_intrinsic(name, text):
-    from labkit.cuda._numba import intrinsic, ir, types
-
-    def typer(typingctx):
-        def codegen(context, builder, sig, args):
-            asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), []), text, "~{memory}", side_effect=True)
-            builder.call(asm, [])
-            return context.get_dummy_value()
-
-        return types.void(), codegen
-
-    typer.__name__ = name
-    return intrinsic(typer)
-
-
-def setmaxnreg_calls(dec, inc):
-    """``{"setmaxnreg_dec_<dec>": f, "setmaxnreg_inc_<inc>": g}``: intrinsics of no arguments issuing
-    ``setmaxnreg.{dec,inc}.sync.aligned.u32`` with the register counts as immediates (multiples of
-    8 in 24..256; the PTX ISA: sm_90a). A warpgroup's threads give registers back (``dec``) or
-    take them (``inc``); ptxas honours it only in a kernel compiled with a register cap."""
-    from labkit.errors import DeviceError
-
-    out = {}
-    for what, n in (("dec", dec), ("inc", inc)):
-        if isinstance(n, bool) or not isinstance(n, int) or not 24 <= n <= 256 or n % 8:
-            raise DeviceError(f"setmaxnreg: {what} must be a multiple of 8 in 24..256; got {n!r}")
-        name = f"setmaxnreg_{what}_{n}"
-        if _SIMULATED:
-            def twin():
-                raise DeviceError("setmaxnreg has no CUDA-simulator twin (sm_90a only)")
-            out[name] = twin
-            continue
-        out[name] = _setmaxnreg_intrinsic(name, PTX[f"setmaxnreg_{what}"].replace("$n", str(n)))
-    return out
+from labkit.cuda.kernels.ladder.gemm_setmaxnreg import setmaxnreg_calls  # noqa: E402
