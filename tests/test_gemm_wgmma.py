@@ -290,3 +290,82 @@ def test_the_tma_store_kernel_compiles_to_bulk_tensor_stores():
     assert text.count("st.shared.b32") == 64 and text.count("cp.async.bulk.commit_group;") == 1
     assert "cp.async.bulk.wait_group.read 0;" in text and "cp.async.bulk.wait_group 0;" in text
     assert "st.global" not in text
+
+
+# --- block scales: 1 x 128 blocks of A, 128 x 128 of B ---------------------------------------------
+
+def test_block_scales_promote_each_k_tile_apart():
+    cfg = gemm_wgmma.CONFIGS["128x128x128s6-e4m3-bs"]
+    st = gemm_wgmma.statements(cfg)
+    main = [s for s in st if s.phase == "mainloop"]
+    mma = [s.text for s in main if s.op == "wgmma.mma_async"]
+    # a fresh partial each k-tile: scale-d 0 on its first wgmma (D = A B), 1 after (D = A B + D)
+    assert [m.split("part, ")[1].split(",")[0] for m in mma] == ["0", "1", "1", "1"]
+    waits = [s.text for s in main if s.op == "wgmma.wait_group"]
+    assert waits == ["wgmma_wait_group(0)"]              # the partial is read before the next k-tile
+    total = next(s.text for s in main if s.text.startswith("total = "))
+    # D fragment: values 4j, 4j+1 in row 16w + lane/4, 4j+2, 4j+3 eight rows below (PTX ISA, wgmma D)
+    assert "total[0] + part[0] * s0" in total and "total[2] + part[2] * s1" in total
+    assert "total[63] + part[63] * s1" in total and total.count("part[") == 64
+    assert gemm_wgmma.signature(cfg)[-2:] == gemm_wgmma.signature(cfg)[-1:] * 2
+
+
+def test_block_quantized_operands_use_each_blocks_range():
+    from labkit.cuda.kernels.ladder.gemm_wgmma_check import block_dequantized, block_quantized_operands
+
+    A8, B8, sa, sb = block_quantized_operands(5, 200, 300, "e4m3", "e4m3", seed=3)
+    assert sa.shape == (5, 3) and sb.shape == (2, 3)
+    # the largest magnitude of every block codes as e4m3's largest finite value, S.1111.110
+    for k in range(3):
+        cols = slice(128 * k, 128 * k + 128)
+        assert ((A8[:, cols] & 0x7F).max(axis=1) == 0x7E).all()
+        assert all((B8[128 * n:128 * n + 128, cols] & 0x7F).max() == 0x7E for n in range(2))
+    # dequantized, the values keep e4m3's 3 mantissa bits: within 2^-4 of each magnitude (plus subnormals)
+    a = block_dequantized(A8, "e4m3", sa, 1)
+    assert a.shape == (5, 300) and np.abs(a).max() > 0
+
+
+@pytest.mark.parametrize("kw, why", [
+    (dict(a="f16", b="f16", block_scales=True), "block scales are for 8-bit operands"),
+    (dict(a="e4m3", b="e4m3", bn=256, block_scales=True), "N = 128"),
+    (dict(a="e4m3", b="e4m3", bn=128, scaled=True, block_scales=True), "no per-tensor alpha"),
+])
+def test_block_scale_configs_are_checked(kw, why):
+    from labkit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=why):
+        gemm_wgmma.WgmmaConfig(**kw)
+
+
+def test_block_scales_arguments_are_checked():
+    from labkit.cuda.kernels.ladder.gemm_wgmma_scales import arguments
+
+    cfg = gemm_wgmma.CONFIGS["128x128x128s6-e4m3-bs"]
+    with pytest.raises(DeviceError, match=r"scales=\(scale_a, scale_b\)"):
+        arguments(cfg, None, 256, 256, 512)
+    with pytest.raises(DeviceError, match="no block scales"):
+        arguments(gemm_wgmma.CONFIGS[gemm_wgmma.DEFAULT], (1, 2), 256, 256, 512)
+
+    class Device:                       # what the launch reads of a device array: its interface
+        def __init__(self, shape, typestr="<f4"):
+            self.__cuda_array_interface__ = {"shape": shape, "typestr": typestr, "data": (0, False),
+                                             "strides": None, "version": 3}
+
+        def reshape(self, n):
+            return ("flat", n)
+
+    assert arguments(cfg, (Device((256, 4)), Device((2, 4))), 256, 256, 512) == (("flat", 1024), ("flat", 8))
+    with pytest.raises(DeviceError, match=r"scale_b must be a contiguous float32 \(2, 4\) array"):
+        arguments(cfg, (Device((256, 4)), Device((2, 3))), 256, 256, 512)
+    with pytest.raises(DeviceError, match=r"scale_a must be a contiguous float32 \(256, 4\) array .* float64"):
+        arguments(cfg, (Device((256, 4), "<f8"), Device((2, 4))), 256, 256, 512)
+    with pytest.raises(DeviceError, match="scale_a must be a device array"):
+        arguments(cfg, (np.ones((256, 4), np.float32), np.ones((2, 4), np.float32)), 256, 256, 512)
+
+
+@pytest.mark.slow
+def test_the_block_scale_kernel_compiles_to_64_fmas_a_k_tile():
+    text = _ptx("128x128x128s6-e4m3-bs")
+    assert text.count("wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3") == 4
+    assert len(re.findall(r"^\s*fma\.rn(\.ftz)?\.f32", text, re.M)) == 64
+    assert text.count("wgmma.wait_group.sync.aligned 0;") == 1 and "wgmma.wait_group.sync.aligned 1;" not in text

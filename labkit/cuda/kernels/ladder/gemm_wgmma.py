@@ -52,6 +52,7 @@ from labkit.atoms.instructions import WARPGROUP, require_sm
 from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set_dynamic_shared
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
 from labkit.cuda.kernels.ladder import gemm_wgmma_epilogue as epilogue
+from labkit.cuda.kernels.ladder import gemm_wgmma_scales as block_scales
 from labkit.cuda.kernels.ladder.gemm_statements import NO_INSTRUCTION, Writer, render
 from labkit.cuda.kernels.ladder.gemm_wgmma_config import CONFIGS, DEFAULT, RULES, WgmmaConfig, operand_dtypes
 from labkit.cuda.kernels.ladder.gemm_wgmma_config import pick as _pick
@@ -115,7 +116,8 @@ def statements(cfg=None, name="gemm_wgmma"):
     BKc = cfg.bk
     W = WGMMA_CALLS
     w = Writer()
-    w.header(f"def {name}(C, M, N, K, maps{', alpha' if cfg.scaled else ''}):")
+    w.header(f"def {name}(C, M, N, K, maps{', alpha' if cfg.scaled else ''}"
+             f"{', scale_a, scale_b' if cfg.block_scales else ''}):")
     w.doc(f'"""{cfg.bm}x{cfg.bn}x{BKc} CTA tile, {cfg.consumers} consumer warpgroups of m64n{cfg.bn}, '
           f'one TMA producer warpgroup, {S} stages, {cfg.a} x {cfg.b}, f32 accumulate, C in {cfg.c}."""')
     with w.concept("sA"):
@@ -188,7 +190,7 @@ def statements(cfg=None, name="gemm_wgmma"):
         if cfg.setmaxnreg:
             w.code(f"setmaxnreg_inc_{cfg.setmaxnreg[1]}()", call=f"setmaxnreg_inc_{cfg.setmaxnreg[1]}")
         MB = _m_blocks(cfg)
-        accs = [f"acc{m}" if MB > 1 else "acc" for m in range(MB)]
+        accs = ["part"] if cfg.block_scales else [f"acc{m}" if MB > 1 else "acc" for m in range(MB)]
         if cfg.pingpong:
             w.comment(f"a consumer warpgroup: every other tile of the CTA, all {cfg.bm} rows "
                       f"({MB} x m64n{cfg.bn}k16 a k-slice); while it stores one tile the other computes")
@@ -219,8 +221,10 @@ def statements(cfg=None, name="gemm_wgmma"):
                     w.code("pos = int32(seq * ktiles)")
                     w.code(f"stage = int32(pos % {S})")
                     w.code(f"phase = uint32((pos // {S}) & 1)")
-            for acc in accs:
+            for acc in accs + (["total"] if cfg.block_scales else []):
                 w.code(f"{acc} = {W['zeros']}({R})", call=W["zeros"], op=NO_INSTRUCTION, cute="tCrC")
+            if cfg.block_scales:
+                block_scales.rows(w)
             if cfg.pingpong:
                 with w.concept("mbarrier"):
                     w.comment("wait for this consumer's turn: the other's previous main loop has been issued "
@@ -245,15 +249,21 @@ def statements(cfg=None, name="gemm_wgmma"):
                         off = f" + uint64({d})" if d else ""
                         for m, acc in enumerate(accs):
                             da = f"da{m if MB > 1 else ''}"
-                            w.code(f"{acc} = {mma}({da}{off}, db{off}, {acc}, 1, {imm})", call=mma, repeat="mma")
+                            scale_d = 0 if cfg.block_scales and k == 0 else 1     # a fresh partial per k-tile
+                            w.code(f"{acc} = {mma}({da}{off}, db{off}, {acc}, {scale_d}, {imm})", call=mma,
+                                   repeat="mma")
                     w.code(f"{W['commit']}()", call=W["commit"])
-                    w.code(f"{W['wait']}(1)", call=W["wait"])
-                with w.concept("mbarrier"):
-                    w.comment("the previous k-tile's MMAs are complete: free its stage")
-                    with w.block("if kt > 0 and t == 0:"):
-                        w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive")
+                    w.code(f"{W['wait']}({0 if cfg.block_scales else 1})", call=W["wait"])
+                if cfg.block_scales:
+                    block_scales.promote(w, R)                 # frees this k-tile's stage itself
+                else:
+                    with w.concept("mbarrier"):
+                        w.comment("the previous k-tile's MMAs are complete: free its stage")
+                        with w.block("if kt > 0 and t == 0:"):
+                            w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive")
                 with w.concept("k_pipe"):
-                    w.code("prev = stage")
+                    if not cfg.block_scales:
+                        w.code("prev = stage")
                     w.code("stage += 1")
                     with w.block(f"if stage == {S}:"):
                         w.code("stage = 0")
@@ -264,15 +274,18 @@ def statements(cfg=None, name="gemm_wgmma"):
                     with w.block("if t == 0:"):
                         w.code(f"mbarrier_arrive(empty0 + {8 * S} + 8 * (1 - c))", call="mbarrier_arrive")
             with w.in_phase("epilogue"):
-                w.code(f"{W['wait']}(0)", call=W["wait"])
-                with w.block("if ktiles > 0 and t == 0:"):
-                    w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive",
-                           cute="mbarrier")
-                for m, acc in enumerate(accs):
-                    w.code(f"{acc} = {W['fence_operand']}({acc})", call=W["fence_operand"], op=NO_INSTRUCTION,
-                           cute="tCrC")
-                for m, acc in enumerate(accs):
-                    epilogue.store_c(w, cfg, acc, f"{64 * m}" if cfg.pingpong else "64 * c")
+                if cfg.block_scales:
+                    epilogue.store_c(w, cfg, "total", "64 * c")
+                else:
+                    w.code(f"{W['wait']}(0)", call=W["wait"])
+                    with w.block("if ktiles > 0 and t == 0:"):
+                        w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive",
+                               cute="mbarrier")
+                    for m, acc in enumerate(accs):
+                        w.code(f"{acc} = {W['fence_operand']}({acc})", call=W["fence_operand"], op=NO_INSTRUCTION,
+                               cute="tCrC")
+                    for m, acc in enumerate(accs):
+                        epilogue.store_c(w, cfg, acc, f"{64 * m}" if cfg.pingpong else "64 * c")
             if cfg.pingpong:
                 w.code("tile += int32(2 * cuda.gridDim.x)")
                 w.code("seq += 2")
@@ -343,7 +356,8 @@ def signature(cfg=None):
     t = _numba.types
     c = t.float32 if cfg.c == "f32" else t.uint32
     args = (t.Array(c, 1, "C"), t.int32, t.int32, t.int32, t.Array(t.uint64, 1, "C"))
-    return args + ((t.float32,) if cfg.scaled else ())
+    scales = (t.Array(t.float32, 1, "C"),) * 2 if cfg.block_scales else ()
+    return args + ((t.float32,) if cfg.scaled else ()) + scales
 
 
 def _require_sm90a(sm, acc):
@@ -357,10 +371,12 @@ def _require_sm90a(sm, acc):
     require_sm(WGMMA_CALLS["mma"].format(n=64), check_sm(sm))     # the one arch check: sm_90a
 
 
-def launch(A, B, C, acc, sm, config=DEFAULT, alpha=1.0):
+def launch(A, B, C, acc, sm, config=DEFAULT, alpha=1.0, scales=None):
     """Check the operands and return a no-argument function that launches the kernel once
     (grid: one CTA per SM, at most one per tile). ``alpha`` scales C in a scaled configuration
-    (the product of A's and B's per-tensor scales) and must stay 1.0 otherwise."""
+    (the product of A's and B's per-tensor scales) and must stay 1.0 otherwise. A block-scaled
+    configuration takes ``scales = (scale_a, scale_b)``: float32 device arrays of
+    ``M x ceil(K/128)`` (A's 1 x 128 blocks) and ``ceil(N/128) x ceil(K/128)`` (B's 128 x 128)."""
     cfg = _pick(config)
     _require_sm90a(sm, acc)
     ab, cd = operand_dtypes(cfg)
@@ -374,6 +390,7 @@ def launch(A, B, C, acc, sm, config=DEFAULT, alpha=1.0):
         raise DeviceError(f"N: the TMA-store epilogue needs rows of C in 16-byte multiples (N % 8 == 0); got N={N}")
     if not cfg.scaled and alpha != 1.0:
         raise DeviceError(f"alpha: configuration {config!r} is not scaled (scaled=False); got alpha={alpha!r}")
+    scale_args = block_scales.arguments(cfg, scales, M, N, K)
     from numba import cuda
 
     from labkit.cuda.kernels.ladder.gemm_tma_maps import tensor_maps
@@ -384,7 +401,8 @@ def launch(A, B, C, acc, sm, config=DEFAULT, alpha=1.0):
     if cfg.c != "f32":
         C1 = C1.view(np.uint32)                      # two 16-bit elements a word
     maps = tensor_maps(cfg, A1, B1, M, N, K, C=C.reshape(M * N) if cfg.epilogue == "tma" else None)
-    args = (C1, np.int32(M), np.int32(N), np.int32(K), maps) + ((np.float32(alpha),) if cfg.scaled else ())
+    args = (C1, np.int32(M), np.int32(N), np.int32(K), maps) + ((np.float32(alpha),) if cfg.scaled else ()) \
+        + scale_args
     kernel.dispatcher.compile(signature(cfg))
     smem = cfg.smem_bytes()
     set_dynamic_shared(kernel.dispatcher, smem)

@@ -20,7 +20,8 @@ import numpy as np
 
 from labkit.elements import from_bits, to_bits
 
-__all__ = ["ROUNDOFF", "largest", "quantized_operands", "dequantized", "bound", "c_values", "check"]
+__all__ = ["ROUNDOFF", "largest", "quantized_operands", "block_quantized_operands", "dequantized", "bound",
+           "c_values", "check"]
 
 #: the unit roundoff of C's element type: what rounding the f32 accumulators to it adds
 ROUNDOFF = {"f32": 0.0, "f16": 2.0 ** -11, "bf16": 2.0 ** -8}
@@ -47,6 +48,43 @@ def quantized_operands(M, N, K, a, b, seed=None):
         out.append(np.asarray(to_bits(x / scale, kind), np.uint8))
         alpha *= scale
     return out[0], out[1], alpha
+
+
+def block_quantized_operands(M, N, K, a, b, seed=None):
+    """``(A8, B8, scale_a, scale_b)`` with a scale per 1 x 128 block of A (``M x ceil(K/128)``) and
+    per 128 x 128 block of B (``ceil(N/128) x ceil(K/128)``), float32, each the block's largest
+    magnitude over the type's largest finite value; the values come from uniform [-1, 1) times a
+    factor per row of A and column of B between 2^-8 and 2^8, so that one scale per tensor would
+    not fit them all.
+
+    >>> A8, B8, sa, sb = block_quantized_operands(3, 130, 200, "e4m3", "e4m3", seed=0)
+    >>> A8.shape, B8.shape, sa.shape, sb.shape, sa.dtype
+    ((3, 200), (130, 200), (3, 2), (2, 2), dtype('float32'))
+    """
+    rng = np.random.default_rng(seed)
+    kb = -(-K // 128)
+    xa = rng.uniform(-1.0, 1.0, (M, K)) * 2.0 ** rng.uniform(-8, 8, (M, 1))
+    xb = rng.uniform(-1.0, 1.0, (N, K)) * 2.0 ** rng.uniform(-8, 8, (N, 1))
+    sa = np.zeros((M, kb), np.float32)
+    sb = np.zeros((-(-N // 128), kb), np.float32)
+    for k in range(kb):
+        cols = slice(128 * k, 128 * k + 128)
+        sa[:, k] = np.abs(xa[:, cols]).max(axis=1) / largest(a)
+        for n in range(sb.shape[0]):
+            sb[n, k] = np.abs(xb[128 * n:128 * n + 128, cols]).max() / largest(b)
+    sa[sa == 0], sb[sb == 0] = 1.0, 1.0
+    ra = np.repeat(sa.astype(np.float64), 128, axis=1)[:, :K]
+    rb = np.repeat(np.repeat(sb.astype(np.float64), 128, axis=0)[:N], 128, axis=1)[:, :K]
+    A8 = np.asarray(to_bits(xa / ra, a), np.uint8)
+    B8 = np.asarray(to_bits(xb / rb, b), np.uint8)
+    return A8, B8, sa, sb
+
+
+def block_dequantized(codes, kind, scales, rows_per_scale):
+    """float64 values of block-scaled codes: each code times its block's scale."""
+    rows, K = codes.shape
+    s = np.repeat(np.repeat(scales.astype(np.float64), rows_per_scale, axis=0)[:rows], 128, axis=1)[:, :K]
+    return dequantized(codes, kind) * s
 
 
 def dequantized(codes, kind):
@@ -80,6 +118,8 @@ def check(M, N, K, config, sm=None, seed=None):
     from labkit.cuda.kernels.ladder.gemm_wgmma_config import operand_dtypes, pick
 
     cfg = pick(config)
+    if cfg.block_scales:
+        return _check_blocks(M, N, K, cfg, sm, seed)
     if cfg.a == "f16":
         from labkit.cuda.kernels.ladder.gemm_common import random_operands
 
@@ -101,3 +141,20 @@ def check(M, N, K, config, sm=None, seed=None):
 
         return relative_error(got, product), tolerance("f32", K) + ROUNDOFF[cfg.c]
     return relative_error(got, product * alpha), bound(cfg, a, b, product)
+
+
+def _check_blocks(M, N, K, cfg, sm, seed):
+    from numba import cuda
+
+    from labkit.cuda.kernels.ladder import gemm
+    from labkit.cuda.kernels.ladder.gemm_common import reference, relative_error
+
+    A8, B8, sa, sb = block_quantized_operands(M, N, K, cfg.a, cfg.b, seed)
+    a, b = block_dequantized(A8, cfg.a, sa, 1), block_dequantized(B8, cfg.b, sb, 128)
+    product = reference(a, b)
+    C = cuda.to_device(np.full((M, N), 0xFFFF, np.uint16) if cfg.c == "bf16" else
+                       np.full((M, N), np.nan, np.float16 if cfg.c == "f16" else np.float32))
+    _, launch = gemm.prepare("wgmma", cuda.to_device(A8), cuda.to_device(B8), C, "f32", sm, config=cfg,
+                             scales=(cuda.to_device(sa), cuda.to_device(sb)))
+    launch()
+    return relative_error(c_values(C.copy_to_host(), cfg.c), product), bound(cfg, a, b, product)

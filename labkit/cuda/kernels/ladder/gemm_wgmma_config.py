@@ -45,7 +45,9 @@ class WgmmaConfig:
     main loop has the tensor cores; ``epilogue``: ``"direct"`` (each thread stores its accumulators
     to global memory) or ``"tma"`` (a warpgroup writes its rows of C, rounded to f16 or bf16, into
     shared memory in the 128-byte swizzle and one thread stores them with TMA, CUTLASS's
-    TMA-store epilogue)."""
+    TMA-store epilogue); ``block_scales``: 8-bit operands with a scale per 1 x 128 block of A and per
+    128 x 128 block of B (the fp8 training recipe): each k-tile's products are summed apart and added
+    to the f32 accumulators times their two scales."""
 
     consumers: int = 2
     bn: int = 256
@@ -59,6 +61,7 @@ class WgmmaConfig:
     scaled: bool = False
     pingpong: bool = False
     epilogue: str = "direct"
+    block_scales: bool = False
 
     def __post_init__(self):
         from labkit.elements import element
@@ -77,6 +80,10 @@ class WgmmaConfig:
         if self.epilogue == "tma" and (c.bits != 16 or self.pingpong):
             raise ConfigError("config: the TMA-store epilogue stores 16-bit C (f16, bf16) from cooperative "
                               f"consumers; got c={self.c!r}, pingpong={self.pingpong}")
+        if self.block_scales and (a.bits != 8 or self.pingpong or self.scaled or self.bn != 128):
+            raise ConfigError("config: block scales are for 8-bit operands, cooperative consumers, N = 128 "
+                              "(a partial and a total accumulator a thread) and no per-tensor alpha; got "
+                              f"a={self.a!r}, pingpong={self.pingpong}, scaled={self.scaled}, bn={self.bn}")
         if c.name not in _C:
             raise ConfigError(f"config: c must be one of {', '.join(_C)}; got {self.c!r}")
         for f, v in (("a", a.name), ("b", b.name), ("c", c.name)):
@@ -124,6 +131,7 @@ CONFIGS = {
     "128x256x64s4g1": WgmmaConfig(group_m=1),
     "128x256x64s3-tma": WgmmaConfig(stages=3, c="f16", epilogue="tma"),
     "128x256x128s3-e4m3-tma": WgmmaConfig(stages=3, a="e4m3", b="e4m3", c="bf16", scaled=True, epilogue="tma"),
+    "128x128x128s6-e4m3-bs": WgmmaConfig(bn=128, stages=6, a="e4m3", b="e4m3", c="bf16", block_scales=True),
     "128x128x64s6pp": WgmmaConfig(bn=128, stages=6, pingpong=True),
     "128x128x64s6pp-f16out": WgmmaConfig(bn=128, stages=6, pingpong=True, c="f16"),
     "128x128x128s6pp-e4m3": WgmmaConfig(bn=128, stages=6, pingpong=True, a="e4m3", b="e4m3", c="bf16",
