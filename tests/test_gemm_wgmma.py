@@ -369,3 +369,21 @@ def test_the_block_scale_kernel_compiles_to_64_fmas_a_k_tile():
     assert text.count("wgmma.mma_async.sync.aligned.m64n128k32.f32.e4m3.e4m3") == 4
     assert len(re.findall(r"^\s*fma\.rn(\.ftz)?\.f32", text, re.M)) == 64
     assert text.count("wgmma.wait_group.sync.aligned 0;") == 1 and "wgmma.wait_group.sync.aligned 1;" not in text
+
+
+def test_the_ablation_pairs_are_configurations_that_differ_in_their_technique_alone():
+    from dataclasses import asdict
+
+    from labkit.cli import bench_ablation
+
+    assert set(bench_ablation.configs()) <= set(gemm_wgmma.CONFIGS)
+    for what, without, with_ in bench_ablation.ABLATION:
+        a, b = asdict(gemm_wgmma.CONFIGS[without]), asdict(gemm_wgmma.CONFIGS[with_])
+        changed = {k for k in a if a[k] != b[k]}
+        # the TMA-store epilogue needs room for its staging buffer: one stage fewer goes with it
+        allowed = {"group_m"} if "raster" in what else {"setmaxnreg"} if "setmaxnreg" in what else \
+            {"pingpong"} if "ping-pong" in what else {"epilogue", "stages"}
+        assert changed and changed <= allowed, (what, changed)
+    rows = [dict(size="8192", step="wgmma[128x128x64s6]", tflops=500.0)]
+    line = [x for x in bench_ablation.table(rows, ["8192"]).splitlines() if x.startswith("| ping-pong")][0]
+    assert line.endswith("| — |")                 # the pair was not both timed: a dash, not a number

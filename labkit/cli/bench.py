@@ -87,12 +87,19 @@ def parse_args(argv):
                    help="time a slow step fewer than --reps times when they would take longer")
     p.add_argument("--csv", default=None, help="also write the results to this CSV file")
     p.add_argument("--no-cublas", action="store_true", help="leave cuBLAS out")
+    p.add_argument("--ablation", action="store_true",
+                   help="time step 7's technique pairs (labkit.cli.bench_ablation) and print what each changed")
     p.add_argument("--anchor", action="store_true",
                    help="also build CuTe's tutorial GEMMs with nvcc (sgemm_sm80; wgmma_sm90 and "
                         "wgmma_tma_sm90 on sm_90) and time them in the same session")
     p.add_argument("--sass", default=None, metavar="DIR",
                    help="also keep each tensor-core kernel's SASS in DIR")
     args = p.parse_args(argv)
+    if args.ablation:
+        from labkit.cli.bench_ablation import configs
+
+        args.steps, args.acc = ["wgmma"], ["f32"]
+        args.configs = list(dict.fromkeys((args.configs or []) + configs()))
     for s in args.steps:
         if s not in STEPS:
             p.error(f"--steps: {s!r} is not one of {', '.join(STEPS)}")
@@ -295,6 +302,10 @@ def run_gemm(args, out=sys.stdout):
             for anchor in anchors:
                 rows += _anchor_rows(anchor, M, out)
     _table(rows, out)
+    if args.ablation:
+        from labkit.cli.bench_ablation import table
+
+        print("\n" + table(rows, [_label(s) for s in _shapes(args)]), file=out)
     if args.csv:
         fields = []
         for r in rows:
