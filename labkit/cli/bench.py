@@ -31,6 +31,7 @@ import sys
 import time
 
 from labkit.cli import bench_backends
+from labkit.cli.bench_table import CUTE_REF, TC_STEPS_REPORTED, _ratio, _table
 
 __all__ = ["main", "parse_args", "flops"]
 
@@ -146,12 +147,12 @@ def _header(backend):
     return lines
 
 
-TC_STEPS_REPORTED = ("HMMA", "HGMMA", "QGMMA", "LDSM", "LDGSTS", "UTMALDG")
 
 
 def _variants(args):
-    """(step, options, label, kinds) for every kernel to time: ``kinds`` the operand and output
-    element types of its configuration (``("f16", "f16", out)`` for every step before fp8)."""
+    """(step, options, label, (kind, out)) for every kernel to time: ``kind`` the operand element
+    types of its configuration (``("f16", "f16")`` for every step before fp8; a third ``"block"``
+    for block scales), ``out`` C's type where the configuration sets it."""
     from labkit.cuda.kernels.ladder import gemm as ladder
 
     variants = []
@@ -162,10 +163,11 @@ def _variants(args):
             names = [n for n in (args.configs or []) if n in configs] or [mod.DEFAULT]
             for n in names:
                 cfg = configs[n]
-                variants.append((step, {"config": n}, f"{step}[{n}]",
-                                 (getattr(cfg, "a", "f16"), getattr(cfg, "b", "f16"), getattr(cfg, "c", None))))
+                kind = (getattr(cfg, "a", "f16"), getattr(cfg, "b", "f16"))
+                kind += ("block",) if getattr(cfg, "block_scales", False) else ()
+                variants.append((step, {"config": n}, f"{step}[{n}]", (kind, getattr(cfg, "c", None))))
         else:
-            variants.append((step, {}, step, ("f16", "f16", None)))
+            variants.append((step, {}, step, (("f16", "f16"), None)))
     return variants
 
 
@@ -226,7 +228,7 @@ def run_gemm(args, out=sys.stdout):
     for shape in _shapes(args):
         M, N, K = shape
         size = _label(shape)
-        kinds = sorted({v[3][:2] for v in variants}, key=lambda k: k != ("f16", "f16"))
+        kinds = sorted({v[3][0] for v in variants}, key=lambda k: (k != ("f16", "f16"), k))
         timed = []               # (row, launches) of every kernel checked, timed below in rounds
         for kind in kinds:
             try:
@@ -237,13 +239,14 @@ def run_gemm(args, out=sys.stdout):
                 continue
             dev_sets = [(backend.view(A), backend.view(B)) for A, B in sets]
             ref = backend.reference(*sets[0])
-            eight = kind != ("f16", "f16")
+            eight, block = kind != ("f16", "f16"), len(kind) > 2
             ratio = backend.abs_norm_ratio(*sets[0], ref) if eight else None
-            rtol = _fp8_rtol(kind) if eight else None
+            rtol = _fp8_rtol(kind[:2]) if eight else None
             cuda.synchronize()
-            for step, options, label, (a, b, c) in variants:
-                if (a, b) != kind:
+            for step, options, label, (vkind, c) in variants:
+                if vkind != kind:
                     continue
+                a, b = kind[:2]
                 for acc in (args.acc if c is None else ["f32"]):
                     if c is not None and "f32" not in args.acc:
                         continue
@@ -252,8 +255,9 @@ def run_gemm(args, out=sys.stdout):
                     C = cuda.device_array((M, N), cdt)
                     t0 = time.time()
                     try:
-                        launches = [ladder.prepare(step, A, B, C, acc, sm, **options,
-                                                   **({"alpha": backend.alpha(*sets[i])} if eight else {}))[1]
+                        per_set = [{"scales": backend.scales(*s)} if block else {"alpha": backend.alpha(*s)}
+                                   if eight else {} for s in sets]
+                        launches = [ladder.prepare(step, A, B, C, acc, sm, **options, **per_set[i])[1]
                                     for i, (A, B) in enumerate(dev_sets)]
                         if cdt.kind == "f":
                             C[:] = float("nan")  # poison: an unwritten element fails the check
@@ -271,7 +275,7 @@ def run_gemm(args, out=sys.stdout):
                     else:
                         bound = tolerance(acc, K) + (ROUNDOFF[c] if c else 0.0)
                     ok = err <= bound
-                    types = f"{a}·{b}→{c or acc}"
+                    types = f"{a}·{b}{' (block scales)' if block else ''}→{c or acc}"
                     row = dict(size=size, M=M, N=N, K=K, acc=acc, types=types, step=label, rel_err=err,
                                tol=bound, ok=ok, note="", compile_s=compile_s)
                     print(f"{label:>34} {types} {size}: checked, rel err {err:.2e} (bound {bound:.1e}) "
@@ -282,6 +286,8 @@ def run_gemm(args, out=sys.stdout):
                     row.update(_report_columns(reports.get((label, acc))))
             if not args.no_cublas:
                 pairs = [backend.cublas(A, B) for A, B in sets]
+                if pairs[0][0] is None and pairs[0][1]:
+                    print(f"cuBLAS {'·'.join(kind)} {size}: left out: {pairs[0][1]}", file=out, flush=True)
                 if pairs[0][0] is not None:
                     launches = [p[0] for p in pairs]
                     launches[0]()
@@ -289,10 +295,13 @@ def run_gemm(args, out=sys.stdout):
                     err = backend.rel_error(pairs[0][1], ref)
                     out_t = "bf16" if eight else "f16"
                     bound = (rtol * ratio if eight else tolerance("f32", K)) + ROUNDOFF[out_t]
-                    name = f"cuBLAS {kind[0]}x{kind[1]} (torch _scaled_mm)" if eight else f"cuBLAS ({backend.name})"
-                    row = dict(size=size, M=M, N=N, K=K, acc="f32", types=f"{kind[0]}·{kind[1]}→{out_t}",
+                    name = (f"cuBLAS {kind[0]}x{kind[1]}{' block-scaled' if block else ''} (torch _scaled_mm)"
+                            if eight else f"cuBLAS ({backend.name})")
+                    row = dict(size=size, M=M, N=N, K=K, acc="f32",
+                               types=f"{kind[0]}·{kind[1]}{' (block scales)' if block else ''}→{out_t}",
                                step=name, rel_err=err, tol=bound, ok=err <= bound,
-                               note=f"{out_t} out" + (", per-tensor scales" if eight else ""), compile_s=0.0)
+                               note=f"{out_t} out" + ((", block scales" if block else ", per-tensor scales")
+                                                      if eight else ""), compile_s=0.0)
                     print(f"{name:>34} {row['types']} {size}: checked, rel err {err:.2e}", file=out, flush=True)
                     timed.append((row, launches))
         _time_in_rounds(timed, args, M * N * K, events, out)
@@ -353,7 +362,6 @@ def _time_in_rounds(timed, args, mnk, events, out):
               file=out, flush=True)
 
 
-CUTE_REF = "CuTe sgemm_sm80"  # the "vs CuTe" column's reference row
 
 
 def _anchor_rows(anchor, size, out):
@@ -415,67 +423,6 @@ def _report_columns(rep):
         cols[f"{n.lower()}_per_ktile"] = k.get(n, 0) if k else ""
     cols["sass_per_ktile"] = k.get("total", "") if k else ""
     return cols
-
-
-def _operands(row):
-    return row.get("types", "f16·f16→").split("→")[0]
-
-
-def _ratio(rows, r, prefix="cuBLAS"):
-    """``r``'s TFLOP/s over the reference row's (cuBLAS on the same operand types, or CuTe's) at
-    the same problem, as text; "" without one."""
-    ref = [x for x in rows if x["size"] == r["size"] and x["step"].startswith(prefix)
-           and (prefix != "cuBLAS" or _operands(x) == _operands(r))]
-    return f"{r['tflops'] / ref[0]['tflops']:.3f}" if ref and "tflops" in r else ""
-
-
-def _num(v):
-    """A count for the table: '12', '12.5', or '—' when the SASS was not read.
-
-    >>> _num(12.0), _num(0), _num(""), _num(None)
-    ('12', '0', '—', '—')
-    """
-    return "—" if v in ("", None) else f"{float(v):g}"
-
-
-def _table(rows, out):
-    if not rows:
-        return
-    by_work = {r["size"]: r.get("M", 0) * r.get("N", 0) * r.get("K", 0) for r in rows}
-    sizes = sorted(by_work, key=lambda s: (by_work[s], str(s)))
-    keys = []
-    for r in rows:
-        k = (r["step"], r["acc"])
-        if k not in keys:
-            keys.append(k)
-    print("", file=out)
-    head = (f"| {'step':<28} | acc | "
-            + " | ".join(f"{s}{'³' if 'x' not in str(s) else ''} TFLOP/s (spread) | vs cuBLAS | vs CuTe"
-                         for s in sizes)
-            + f" | regs | spills (B) | smem (KB) | CTAs/SM | {' / '.join(TC_STEPS_REPORTED)} per k-tile | notes |")
-    print(head, file=out)
-    print("|" + "---|" * (8 + 3 * len(sizes)), file=out)
-    for step, acc in keys:
-        cells, notes, info = [], [], None
-        for s in sizes:
-            r = [x for x in rows if (x["step"], x["acc"], x["size"]) == (step, acc, s)]
-            if r:
-                r = r[0]
-                info = info or (r if "regs" in r else None)
-                mark = "" if r["ok"] else " (WRONG)"
-                spread = f" ({r['spread']:.1%})" if "spread" in r else ""
-                cells += [f"{r['tflops']:.1f}{spread}{mark}", _ratio(rows, r, "cuBLAS"), _ratio(rows, r, CUTE_REF)]
-                if r["note"] and not r["step"].startswith(("cuBLAS", "CuTe")):
-                    notes.append(f"{s}: {r['note']}")
-            else:
-                cells += ["—", "", ""]
-        if info:
-            mix = " / ".join(_num(info.get(n.lower() + "_per_ktile")) for n in TC_STEPS_REPORTED)
-            cells += [str(info["regs"]), str(info["local_bytes"]), f"{info['smem_bytes'] / 1024:g}",
-                      str(info["ctas_per_sm"]), mix]
-        else:
-            cells += ["", "", "", "", ""]
-        print(f"| {step:<28} | {acc} | " + " | ".join(cells) + f" | {'; '.join(notes)} |", file=out)
 
 
 def main(argv=None):

@@ -32,20 +32,41 @@ class _Torch:
     def operands(self, M, N, K, seed, kinds=("f16", "f16")):
         """Random A (M, K) and B (N, K) in [-1, 1): fp16, or 8-bit floats quantized with a
         per-tensor scale (amax / the type's largest finite value); then ``(A, B)`` is
-        ``((A8, scale_a), (B8, scale_b))``."""
+        ``((A8, scale_a), (B8, scale_b))``. With ``kinds[2] == "block"`` the scales are per 1 x 128
+        block of A (``M x ceil(K/128)``) and per 128 x 128 block of B (``ceil(N/128) x
+        ceil(K/128)``), float32, and each row of A and column of B is multiplied by its own factor
+        in [2^-8, 2^8] first, so that one scale per tensor would waste the format's range."""
         t = self.torch
         g = t.Generator(device="cuda").manual_seed(seed)
         if tuple(kinds) == ("f16", "f16"):
             A = t.empty((M, K), dtype=t.float16, device="cuda").uniform_(-1, 1, generator=g)
             B = t.empty((N, K), dtype=t.float16, device="cuda").uniform_(-1, 1, generator=g)
             return A, B
+        block = len(kinds) > 2 and kinds[2] == "block"
         out = []
         for rows, kind in ((M, kinds[0]), (N, kinds[1])):
             dt = {"e4m3": t.float8_e4m3fn, "e5m2": t.float8_e5m2}[kind]
             x = t.empty((rows, K), dtype=t.float32, device="cuda").uniform_(-1, 1, generator=g)
-            scale = x.abs().max() / t.finfo(dt).max
-            out.append(((x / scale).to(dt), scale.reshape(())))
+            if not block:
+                scale = x.abs().max() / t.finfo(dt).max
+                out.append(((x / scale).to(dt), scale.reshape(())))
+                continue
+            x = x * t.exp2(t.empty((rows, 1), device="cuda").uniform_(-8, 8, generator=g))
+            rb = 128 if out else 1                                   # rows a scale covers: A 1, B 128
+            kb, nb = -(-K // 128), -(-rows // rb)
+            pad = t.zeros((nb * rb, kb * 128), device="cuda")
+            pad[:rows, :K] = x.abs()
+            scale = pad.reshape(nb, rb, kb, 128).amax(dim=(1, 3)) / t.finfo(dt).max
+            scale = t.where(scale > 0, scale, t.ones_like(scale)).float().contiguous()
+            full = scale.repeat_interleave(rb, 0)[:rows].repeat_interleave(128, 1)[:, :K]
+            out.append(((x / full).to(dt), scale))
         return tuple(out)
+
+    def scales(self, A, B):
+        """Block scales as numba device arrays (``scale_a``, ``scale_b``), for the launch."""
+        from numba import cuda
+
+        return cuda.as_cuda_array(A[1]), cuda.as_cuda_array(B[1])
 
     def view(self, X):
         """A numba device array sharing X's memory (an fp8 tensor's bytes as uint8)."""
@@ -59,18 +80,26 @@ class _Torch:
         """The scale C takes: the product of the per-tensor scales (1 for fp16 operands)."""
         return float(A[1] * B[1]) if isinstance(A, tuple) else 1.0
 
+    def _values(self, X, rb):
+        """float64 values of an operand: fp16, or codes times their scale (per tensor, or per block
+        of ``rb`` rows by 128 of K)."""
+        if not isinstance(X, tuple):
+            return X.double()
+        codes, scale = X
+        if scale.dim() == 0:
+            return codes.double() * scale.double()
+        rows, K = codes.shape
+        full = scale.double().repeat_interleave(rb, 0)[:rows].repeat_interleave(128, 1)[:, :K]
+        return codes.double() * full
+
     def reference(self, A, B):
-        if isinstance(A, tuple):
-            return (A[0].double() * A[1].double()) @ (B[0].double() * B[1].double()).T
-        return A.double() @ B.double().T
+        return self._values(A, 1) @ self._values(B, 128).T
 
     def abs_norm_ratio(self, A, B, ref):
         """``‖|A| |B|ᵀ‖ / ‖A Bᵀ‖`` (Frobenius, float64): how an elementwise bound relative to
         ``|A| |B|ᵀ`` (an MMA record's ``tolerance()``) reads as a relative error of C."""
         t = self.torch
-        a, b = (A[0].double() * A[1].double(), B[0].double() * B[1].double()) if isinstance(A, tuple) \
-            else (A.double(), B.double())
-        return float(t.linalg.norm(a.abs() @ b.abs().T) / t.linalg.norm(ref))
+        return float(t.linalg.norm(self._values(A, 1).abs() @ self._values(B, 128).abs().T) / t.linalg.norm(ref))
 
     def rel_error(self, C, ref):
         t = self.torch
@@ -88,8 +117,15 @@ class _Torch:
         t = self.torch
         if isinstance(A, tuple):
             BT = B[0].T                               # column-major, as _scaled_mm wants
-            first = t._scaled_mm(A[0], BT, scale_a=A[1], scale_b=B[1], out_dtype=t.bfloat16)
-            return (lambda: t._scaled_mm(A[0], BT, scale_a=A[1], scale_b=B[1], out_dtype=t.bfloat16)), first
+            if A[1].dim() == 0:
+                sa, sb = A[1], B[1]
+            else:                                      # blockwise: A's (M, K/128), B's as (K/128, N/128)
+                sa, sb = A[1].T.contiguous().T, B[1].T
+            try:
+                first = t._scaled_mm(A[0], BT, scale_a=sa, scale_b=sb, out_dtype=t.bfloat16)
+            except Exception as e:  # noqa: BLE001 - this torch or GPU has no such recipe: say so
+                return None, f"torch._scaled_mm refused these scales: {str(e).splitlines()[0][:160]}"
+            return (lambda: t._scaled_mm(A[0], BT, scale_a=sa, scale_b=sb, out_dtype=t.bfloat16)), first
         out = t.empty((A.shape[0], B.shape[0]), dtype=t.float16, device="cuda")
         BT = B.T
         return lambda: t.matmul(A, BT, out=out), out
