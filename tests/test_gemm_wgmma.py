@@ -320,9 +320,13 @@ def test_block_quantized_operands_use_each_blocks_range():
         cols = slice(128 * k, 128 * k + 128)
         assert ((A8[:, cols] & 0x7F).max(axis=1) == 0x7E).all()
         assert all((B8[128 * n:128 * n + 128, cols] & 0x7F).max() == 0x7E for n in range(2))
-    # dequantized, the values keep e4m3's 3 mantissa bits: within 2^-4 of each magnitude (plus subnormals)
-    a = block_dequantized(A8, "e4m3", sa, 1)
-    assert a.shape == (5, 300) and np.abs(a).max() > 0
+    # dequantized, each block's largest magnitude is e4m3's largest finite value (448, OCP) times its
+    # scale, and B's 128-row blocks take one scale each
+    a, b = block_dequantized(A8, "e4m3", sa, 1), block_dequantized(B8, "e4m3", sb, 128)
+    for k in range(3):
+        cols = slice(128 * k, 128 * k + 128)
+        assert (np.abs(a[:, cols]).max(axis=1) == 448.0 * sa[:, k].astype(np.float64)).all()
+        assert all(np.abs(b[128 * n:128 * n + 128, cols]).max() == 448.0 * float(sb[n, k]) for n in range(2))
 
 
 @pytest.mark.parametrize("kw, why", [

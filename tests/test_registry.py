@@ -327,13 +327,14 @@ def test_the_packing_conversions_twins_round_as_ieee_says():
     nearest even). Bit patterns from IEEE 754: 1 = 0x3C00 (f16), 0x3F80 (bf16); -2 = 0xC000;
     1/3 = 0x3555 (f16) and 0x3EAB (bf16: 0x3EAAAAAB rounds up); 1 + 2^-8 and 1 + 3 * 2^-8 lie
     halfway between bf16 neighbours and go to the even one, 0x3F80 and 0x3F82."""
+    import os
     import subprocess
     import sys
 
     code = ("from labkit.cuda.kernels.ladder import gemm_ptx as g\n"
             "print(hex(g.cvt_rn_f16x2_f32(1.0, -2.0)), hex(g.cvt_rn_f16x2_f32(1 / 3, 1.0)),\n"
             "      hex(g.cvt_rn_bf16x2_f32(1 / 3, 1 + 2 ** -8)), hex(g.cvt_rn_bf16x2_f32(1 + 3 * 2 ** -8, -2.0)))\n")
-    env = {**__import__("os").environ, "NUMBA_ENABLE_CUDASIM": "1"}
+    env = {**os.environ, "NUMBA_ENABLE_CUDASIM": "1"}
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.split() == ["0x3c00c000", "0x35553c00", "0x3eab3f80", "0x3f82c000"]

@@ -331,9 +331,10 @@ def _fp8_rtol(kind):
     """The relative bound of Hopper's 8-bit float MMAs with f32 accumulators (the record's
     ``tolerance()``), against ``|A| |B|ᵀ``."""
     from labkit.atoms.instructions import instruction
+    from labkit.cuda.kernels.ladder.gemm_wgmma_config import WgmmaConfig
+    from labkit.cuda.kernels.ladder.gemm_wgmma_operands import atom_name
 
-    a, b = (k.upper() for k in kind)
-    return instruction(f"SM90_64x64x32_F32{a}{b}_SS_TN").tolerance()[0]
+    return instruction(atom_name(WgmmaConfig(a=kind[0], b=kind[1], c="bf16"))).tolerance()[0]
 
 
 def _time_in_rounds(timed, args, mnk, events, out):

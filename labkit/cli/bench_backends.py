@@ -143,11 +143,7 @@ class _Cupy(_Torch):
         self.version = cupy.__version__
 
     def operands(self, M, N, K, seed, kinds=("f16", "f16")):
-        if tuple(kinds) != ("f16", "f16"):
-            from labkit.errors import DeviceError
-
-            raise DeviceError(f"bench: 8-bit operands need torch (float8 tensors, torch._scaled_mm); "
-                              f"this backend is {self.name}")
+        _f16_only(self, kinds)
         rs = self.cp.random.RandomState(seed)
         A = rs.uniform(-1, 1, (M, K), dtype=self.cp.float32).astype(self.cp.float16)
         B = rs.uniform(-1, 1, (N, K), dtype=self.cp.float32).astype(self.cp.float16)
@@ -181,11 +177,7 @@ class _Numpy(_Torch):
         self.version = np.__version__
 
     def operands(self, M, N, K, seed, kinds=("f16", "f16")):
-        if tuple(kinds) != ("f16", "f16"):
-            from labkit.errors import DeviceError
-
-            raise DeviceError(f"bench: 8-bit operands need torch (float8 tensors, torch._scaled_mm); "
-                              f"this backend is {self.name}")
+        _f16_only(self, kinds)
         from numba import cuda
 
         from labkit.cuda.kernels.ladder.gemm_common import random_operands
@@ -215,6 +207,15 @@ class _Numpy(_Torch):
 
     def cublas(self, A, B):
         return None, None
+
+
+def _f16_only(backend, kinds):
+    """Refuse 8-bit operands on a backend without float8 tensors and ``torch._scaled_mm``."""
+    if tuple(kinds) != ("f16", "f16"):
+        from labkit.errors import DeviceError
+
+        raise DeviceError(f"bench: 8-bit operands need torch (float8 tensors, torch._scaled_mm); "
+                          f"this backend is {backend.name}")
 
 
 def backend():
