@@ -386,8 +386,69 @@ def test_the_ablation_pairs_are_configurations_that_differ_in_their_technique_al
         changed = {k for k in a if a[k] != b[k]}
         # the TMA-store epilogue needs room for its staging buffer: one stage fewer goes with it
         allowed = {"group_m"} if "raster" in what else {"setmaxnreg"} if "setmaxnreg" in what else \
-            {"pingpong"} if "ping-pong" in what else {"epilogue", "stages"}
+            {"pingpong"} if "ping-pong" in what else {"cluster"} if "cluster" in what else \
+            {"block_scales", "scaled"} if "per-block" in what else {"epilogue", "stages"}
         assert changed and changed <= allowed, (what, changed)
     rows = [dict(size="8192", step="wgmma[128x128x64s6]", tflops=500.0)]
     line = [x for x in bench_ablation.table(rows, ["8192"]).splitlines() if x.startswith("| ping-pong")][0]
     assert line.endswith("| — |")                 # the pair was not both timed: a dash, not a number
+
+
+# --- clusters of two CTAs: B multicast by TMA ------------------------------------------------------
+
+def test_a_cluster_shares_b_by_multicast_and_frees_stages_in_both_ctas():
+    cfg = gemm_wgmma.CONFIGS["128x256x64s4c2"]
+    st = gemm_wgmma.statements(cfg)
+    text = "\n".join(s.text for s in st)
+    calls = [s.call for s in st if s.call]
+    # each stage's empty barrier hears from the two consumers of both CTAs (CUTLASS PipelineTmaAsync)
+    assert "mbarrier_init(empty0 + 8 * s, 4)" in text and "mbarrier_init(full0 + 8 * s, 1)" in text
+    # A: the CTA's own 128 rows; B: 128 of the 256 rows from each CTA, multicast to both (mask 0b11)
+    assert calls.count("tma_load_2d") == 1 and calls.count("tma_load_2d_multicast") == 1
+    assert "int32(n0 + rank * 128), fb, 3)" in text and "rank * 16384" in text
+    # the stage's bytes are still all of A and B: the peer's half lands on this CTA's barrier too
+    assert "mbarrier_arrive_expect_tx(fb, 49152)" in text
+    # a consumer frees a stage in CTA 0 and CTA 1 (threads 0 and 1), twice a tile (loop and epilogue)
+    assert calls.count("mbarrier_arrive_cluster") == 2 and "mbarrier_arrive" not in calls
+    assert text.count("t < 2:") == 2
+    # the cluster meets after the barriers are made; the producer leaves once every stage is free
+    assert calls.count("barrier_cluster_sync") == 1 and "cuda.syncthreads" not in calls
+    assert calls.index("barrier_cluster_sync") > calls.index("fence_mbarrier_init")
+    tail = [s for s in st if s.cute == "cluster" and s.text.startswith("for s in range(4)")]
+    assert len(tail) == 1 and calls.count("mbarrier_try_wait") == 3
+    assert all(s.cute == "cluster" for s in st if s.call in gemm_wgmma._CLUSTER_CALLS)
+
+
+def test_cluster_pairs_take_tiles_one_above_the_other_in_raster_groups():
+    from labkit.cuda.kernels.ladder.gemm_wgmma_schedule import raster
+
+    cfg = gemm_wgmma.CONFIGS["128x256x64s4c2"]
+    tiles_m, tiles_n = 11, 3                     # an odd number of tile rows: the last pair half empty
+    pairs = -(-tiles_m // 2) * tiles_n
+    seen = [t for i in range(pairs) for t in raster(cfg, i, tiles_m, tiles_n)]
+    # every tile once, the pair's CTAs on rows 2p and 2p + 1 of the same column
+    assert sorted(seen) == sorted((m, n) for m in range(12) for n in range(tiles_n))
+    for i in range(pairs):
+        (m0, n0), (m1, n1) = raster(cfg, i, tiles_m, tiles_n)
+        assert m1 == m0 + 1 and m0 % 2 == 0 and n0 == n1
+    # groups of 8 tile rows (4 pairs), down the group first, as the single-CTA raster
+    single = gemm_wgmma.CONFIGS["128x256x64s4"]
+    assert [raster(single, i, 12, 3)[0] for i in range(9)] == [(m, 0) for m in range(8)] + [(0, 1)]
+    assert [raster(cfg, i, 12, 3)[0] for i in range(5)] == [(0, 0), (2, 0), (4, 0), (6, 0), (0, 1)]
+
+
+@pytest.mark.parametrize("kw", [dict(cluster=3), dict(cluster=2, pingpong=True, bn=128),
+                                dict(cluster=2, group_m=3)])
+def test_cluster_configs_are_checked(kw):
+    from labkit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="cluster"):
+        gemm_wgmma.WgmmaConfig(**kw)
+
+
+@pytest.mark.slow
+def test_the_cluster_kernel_compiles_to_multicast_and_remote_arrivals():
+    text = _ptx("128x256x64s4c2")
+    assert text.count("multicast::cluster") == 1 and text.count("mapa.shared::cluster.u32") == 2
+    assert text.count("barrier.cluster.arrive.release.aligned") == 1
+    assert "%cluster_ctarank" in text

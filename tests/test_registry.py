@@ -275,12 +275,13 @@ def test_the_boundary_uses_numba_cudas_own_extending_api():
 
 @pytest.mark.slow
 def test_the_inline_ptx_entries_compile_to_their_registry_text():
-    # labkit.cuda.probe and kernels/ladder/gemm_ptx bind the registry's PROBE and GEMM_PTX entries
+    # labkit.cuda.probe and kernels/ladder/gemm_ptx (and gemm_cluster) bind the registry's PROBE and GEMM_PTX entries
     _intrinsics()
     import numba
     from numba import cuda
 
     from labkit.cuda import probe
+    from labkit.cuda.kernels.ladder import gemm_cluster as cl
     from labkit.cuda.kernels.ladder import gemm_ptx as g
 
     regs = g.setmaxnreg_calls(40, 232)
@@ -306,12 +307,15 @@ def test_the_inline_ptx_entries_compile_to_their_registry_text():
         setmaxnreg_dec()
         setmaxnreg_inc()
         g.tma_load_2d(addr, maps, 0, 0, 0, baddr)
-        g.st_shared_u32(addr, v)
+        g.st_shared_u32(addr, v, 0)
         g.bar_sync_named(1, 128)
         g.tma_store_2d(maps, 16, 0, 0, addr)
         g.cp_async_bulk_commit_group()
         g.cp_async_bulk_wait_group_read()
         g.cp_async_bulk_wait_group()
+        cl.tma_load_2d_multicast(addr, maps, 0, 0, 0, baddr, 3)
+        cl.mbarrier_arrive_cluster(baddr, cl.cluster_ctarank())
+        cl.barrier_cluster_sync()
         out[1] = numba.uint32(probe.clock64() - t0) + w
         out[3] = g.cvt_rn_f16x2_f32(numba.float32(out[4]), numba.float32(2)) ^ \
             g.cvt_rn_bf16x2_f32(numba.float32(out[5]), numba.float32(3))

@@ -40,6 +40,7 @@ PROBE = {i.name: i for i in (
 """The timing probes of :mod:`labkit.cuda.probe` (any SM)."""
 
 _G = "labkit.cuda.kernels.ladder.gemm_ptx"
+_C = "labkit.cuda.kernels.ladder.gemm_cluster"
 GEMM_PTX = {i.name: i for i in (
     _inline(_G, "ld", "ld_global_v4", "ld.global.v4.u32", 0,
             "{ .reg .pred p; .reg .u64 g; setp.ne.u32 p, $5, 0; cvta.to.global.u64 g, $4; "
@@ -52,7 +53,7 @@ GEMM_PTX = {i.name: i for i in (
             "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.b32 [g], $1; }"),
     _inline(_G, "st", "st_global_v2_f32", "st.global.v2.f32", 0,
             "{ .reg .u64 g; cvta.to.global.u64 g, $0; st.global.v2.f32 [g], {$1, $2}; }"),
-    _inline(_G, "st", "st_shared_u32", "st.shared.b32", 0, "st.shared.b32 [$0], $1;"),
+    _inline(_G, "st", "st_shared_u32", "st.shared.b32", 0, "st.shared.b32 [$0+$off], $1;"),
     _inline(_G, "bar", "bar_sync_named", "bar.sync", 0, "bar.sync $0, $1;"),
     _inline(_G, "tma", "tma_store_2d", "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group", 90,
             "cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [$0, {$1, $2}], [$3];"),
@@ -83,6 +84,17 @@ GEMM_PTX = {i.name: i for i in (
             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", 90,
             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
             "[$0], [$1, {$2, $3}], [$4];"),
+    _inline(_C, "cluster", "cluster_ctarank", "mov.u32 %cluster_ctarank", 90, "mov.u32 $0, %cluster_ctarank;"),
+    _inline(_C, "cluster", "barrier_cluster_sync",
+            "barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned", 90,
+            "barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned;"),
+    _inline(_C, "mbarrier", "mbarrier_arrive_cluster", "mbarrier.arrive.shared::cluster.b64", 90,
+            "{ .reg .b32 a; mapa.shared::cluster.u32 a, $0, $1; mbarrier.arrive.shared::cluster.b64 _, [a]; }"),
+    _inline(_C, "tma", "tma_load_2d_multicast",
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster", 90,
+            "{ .reg .b16 m; cvt.u16.u32 m, $5; "
+            "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster "
+            "[$0], [$1, {$2, $3}], [$4], m; }"),
 )}
 """The GEMM ladder's own PTX (:mod:`labkit.cuda.kernels.ladder.gemm_ptx`): minimum SMs from the PTX
 ISA's Target ISA notes (cp.async, mbarrier and the f16x2/bf16x2 conversions sm_80; expect_tx, try_wait, TMA and the

@@ -15,14 +15,7 @@ from __future__ import annotations
 
 __all__ = ["ABLATION", "configs", "table"]
 
-#: (technique, configuration without it, configuration with it): each pair differs in that alone
-ABLATION = (
-    ("raster groups of 8 tile rows (L2 reuse)", "128x256x64s4g1", "128x256x64s4"),
-    ("setmaxnreg 40/232", "128x256x64s4", "128x256x64s4r"),
-    ("ping-pong consumers (128x128 tiles)", "128x128x64s6", "128x128x64s6pp"),
-    ("TMA-store epilogue (f16 C; 3 stages to make room)", "128x256x64s4-f16out", "128x256x64s3-tma"),
-    ("TMA-store epilogue (e4m3, bf16 C)", "128x256x128s4-e4m3", "128x256x128s3-e4m3-tma"),
-)
+from labkit.cuda.kernels.ladder.gemm_wgmma_config import ABLATION  # noqa: E402 - the pairs live with the configs
 
 
 def configs() -> list[str]:

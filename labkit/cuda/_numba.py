@@ -33,7 +33,7 @@ __all__ = ["NumbaBoundaryError", "WRITTEN_FOR", "NUMBA_CUDA_VERSION", "SIMULATED
            "intrinsic", "intrinsic_prefer_literal", "types", "TypingError", "cgutils_get_item_pointer", "cgutils_unpack_tuple",
            "ir", "simulator_shared_class", "simulator_thread", "simulator_aborted", "simulator_array", "as_dtype", "NumbaType", "driver_version",
            "element_pointer_as_int", "index_values", "inline_asm", "fixed_arity", "kernel_set_attribute",
-           "driver_api"]
+           "driver_api", "launch_cluster", "max_active_clusters"]
 
 WRITTEN_FOR = "0.30"
 """The numba-cuda release series this boundary was written and tested against."""
@@ -211,3 +211,42 @@ def inline_asm(builder, ret, args, text, constraints, values, side_effect=True):
     """Call inline PTX ``text``: ``ret`` and ``args`` are llvmlite types, ``values`` the operands."""
     asm = ir.InlineAsm(ir.FunctionType(ret, list(args)), text, constraints, side_effect=side_effect)
     return builder.call(asm, list(values))
+
+
+def launch_cluster(kernel, grid, block, shared_bytes, cluster, args):
+    """Launch ``kernel`` (a dispatcher's compiled overload: ``dispatcher.compile(signature)``) in
+    thread-block clusters of
+    ``cluster`` CTAs along x (GPU only): ``grid`` counts CTAs and must be a multiple of ``cluster``.
+
+    numba-cuda's own launch builds cuda.core's ``LaunchConfig`` without a cluster; this one marshals
+    the arguments the way numba-cuda does (each overload's ``_prepare_args``) and hands them to
+    cuda.core's ``launch`` with ``LaunchConfig(cluster=...)``, on the default stream.
+    """
+    launch = resolve("cuda.core", "launch")
+    LaunchConfig = resolve("cuda.core", "LaunchConfig")
+    driver = resolve("numba.cuda.cudadrv", "driver")
+    stream = driver._to_core_stream(0)
+    kernelargs, retr = [], []
+    for t, v in zip(kernel.argument_types, args):
+        kernel._prepare_args(t, v, stream, retr, kernelargs)
+    config = LaunchConfig(grid=(grid // cluster, 1, 1), cluster=(cluster, 1, 1), block=(block, 1, 1),
+                          shmem_size=shared_bytes)
+    launch(stream, config, kernel._codelibrary.get_cufunc().kernel, *kernelargs)
+
+
+def max_active_clusters(kernel, block, shared_bytes, cluster):
+    """How many clusters of ``cluster`` CTAs of ``kernel`` (a compiled overload) the GPU runs at once (cuda.core's
+    occupancy query, ``cuOccupancyMaxActiveClusters``), or None where this cuda.core cannot say."""
+    LaunchConfig = resolve("cuda.core", "LaunchConfig")
+    driver = resolve("numba.cuda.cudadrv", "driver")
+    config = LaunchConfig(grid=(1, 1, 1), cluster=(cluster, 1, 1), block=(block, 1, 1), shmem_size=shared_bytes)
+    try:
+        occupancy = kernel._codelibrary.get_cufunc().kernel.occupancy
+    except AttributeError:
+        return None
+    for kw in (dict(stream=driver._to_core_stream(0)), {}):      # stream is keyword-only in cuda.core 1.2
+        try:
+            return int(occupancy.max_active_clusters(config, **kw))
+        except TypeError:
+            continue
+    return None

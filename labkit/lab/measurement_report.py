@@ -364,3 +364,43 @@ def setmaxnreg_table(run: str = "wgmma-step", results: Path | str = RESULTS) -> 
                       _cell(name, f"ladder.{lab}.vs_cublas", r["vs_cublas"], ".3f")]
         out.append(cells)
     return Report(name, [_grid(head, out)])
+
+
+def ablation(run: str = "gemm-hopper-ablation", results: Path | str = RESULTS) -> Report:
+    """Step 7's ablation from one run: per technique (:data:`labkit.cuda.kernels.ladder.gemm_wgmma_config.ABLATION`), the
+    configuration without it and with it, TFLOP/s of each per size and the change, with the larger of
+    the two figures' spreads ((max - min) / median of the run's rounds) beside it: a change smaller
+    than that spread is not told apart from the noise.
+
+    >>> print(str(ablation()).splitlines()[0])  # doctest: +NORMALIZE_WHITESPACE
+    technique  without  with  4096³ without  with  change (spread)  8192³ without  with  change (spread)
+    """
+    from labkit.cuda.kernels.ladder.gemm_wgmma import STEP
+    from labkit.cuda.kernels.ladder.gemm_wgmma_config import ABLATION
+
+    name = run_name(run)
+    rows = record(name, results).get("ladder") or []
+    labels = dict(zip(((r["size"], r["step"], r.get("config")) for r in rows), _labels(rows)))
+    by = {(r["size"], r.get("config")): r for r in rows if r["step"] == STEP}
+    sizes = sorted({s for s, _ in by}, key=_problem)
+    head = ["technique", "without", "with"]
+    for n in sizes:
+        head += [f"{_problem(n)[1]} without", "with", "change (spread)"]
+    out = []
+    for what, without, with_ in ABLATION:
+        cells = [(what, escape(what)), (without, escape(without)), (with_, escape(with_))]
+        for n in sizes:
+            a, b = by.get((n, without)), by.get((n, with_))
+            if a is None or b is None:
+                cells += [("", "")] * 3
+                continue
+            cells += [_cell(name, f"ladder.{labels[n, STEP, c]}.tflops", r["tflops"], ".1f")
+                      for c, r in ((without, a), (with_, b))]
+            change = f"{(float(b['tflops']) - float(a['tflops'])) / float(a['tflops']):+.1%}"
+            spread = max(float(a.get("spread") or 0), float(b.get("spread") or 0))
+            change += f" ({spread:.0%})" if spread else ""
+            cells.append((change, change))
+        out.append(cells)
+    if not any(c[0] for r in out for c in r[3:]):
+        raise MeasurementError(f"run: {name} timed no pair of the ablation")
+    return Report(name, [_grid(head, out)])

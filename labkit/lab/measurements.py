@@ -16,6 +16,6 @@ reads (:func:`report`, :func:`ladder`, :func:`table`) in :mod:`labkit.lab.measur
 
 from labkit.lab.measurement_records import *  # noqa: F401,F403 - the readers, under the pages' name
 from labkit.lab.measurement_records import __all__ as _records
-from labkit.lab.measurement_report import Report, build_notes, label, ladder, report, setmaxnreg_table, table
+from labkit.lab.measurement_report import Report, ablation, build_notes, label, ladder, report, setmaxnreg_table, table
 
-__all__ = [*_records, "Report", "build_notes", "label", "ladder", "report", "setmaxnreg_table", "table"]
+__all__ = [*_records, "Report", "ablation", "build_notes", "label", "ladder", "report", "setmaxnreg_table", "table"]

@@ -16,7 +16,8 @@ name                                                   PTX                      
 ``st_global_u32(dst, index, value)``                   ``st.global.b32``: 4 bytes at ``&dst[index]``  any
 ``st_global_v2_f32(dst, index, v0, v1)``               ``st.global.v2.f32``: 8 bytes at              any
                                                        ``&dst[index]``
-``st_shared_u32(addr, value)``                         ``st.shared.b32``                             any
+``st_shared_u32(addr, value, off)``                    ``st.shared.b32 [addr+off]``: ``off`` a        any
+                                                       literal (the instruction's immediate)
 ``bar_sync_named(id, threads)``                        ``bar.sync id, threads``: a named barrier of   any
                                                        ``threads`` threads (a warpgroup: 128)
 ``tma_store_2d(maps, index, c0, c1, src)``             ``cp.async.bulk.tensor.2d.global.shared::cta  90
@@ -66,31 +67,12 @@ from __future__ import annotations
 import numpy as np
 from labkit.cuda._numba import SIMULATED as _SIMULATED
 
-__all__ = [
-    "MIN_SM",
-    "PTX",
-    "ld_global_v4",
-    "st_shared_v4",
-    "cp_async_cg_16_zfill",
-    "st_global_u32",
-    "st_global_v2_f32",
-    "cvt_rn_f16x2_f32",
-    "cvt_rn_bf16x2_f32",
-    "st_shared_u32",
-    "bar_sync_named",
-    "tma_store_2d",
-    "cp_async_bulk_commit_group",
-    "cp_async_bulk_wait_group_read",
-    "cp_async_bulk_wait_group",
-    "mbarrier_init",
-    "fence_mbarrier_init",
-    "mbarrier_arrive_expect_tx",
-    "mbarrier_arrive",
-    "mbarrier_try_wait",
-    "tma_load_2d",
-    "sim_tensor_map",
-    "setmaxnreg_calls",
-]
+__all__ = ["MIN_SM", "PTX", "ld_global_v4", "st_shared_v4", "cp_async_cg_16_zfill", "st_global_u32",
+           "st_global_v2_f32", "cvt_rn_f16x2_f32", "cvt_rn_bf16x2_f32", "st_shared_u32", "bar_sync_named",
+           "tma_store_2d", "cp_async_bulk_commit_group", "cp_async_bulk_wait_group_read",
+           "cp_async_bulk_wait_group", "mbarrier_init", "fence_mbarrier_init",
+           "mbarrier_arrive_expect_tx", "mbarrier_arrive", "mbarrier_try_wait", "tma_load_2d",
+           "sim_tensor_map", "setmaxnreg_calls"]
 
 from labkit.atoms.instructions import GEMM_PTX as _REGISTRY  # noqa: E402
 
@@ -283,7 +265,23 @@ def _gpu_bindings():
 
         return sig, codegen
 
-    st_shared_u32 = void_asm("st_shared_u32", 2)
+    @intrinsic
+    def st_shared_u32(typingctx, addr, value, off):
+        """4 bytes to shared ``addr + off``; ``off`` is a literal, the store's immediate offset (an
+        address computed apart for each offset would be a register each, hoisted out of loops)."""
+        _u32_args("st_shared_u32", addr, value)
+        if not isinstance(off, types.IntegerLiteral) or not 0 <= int(off.literal_value) < 2**24:
+            raise TypingError(f"st_shared_u32: off must be a literal integer in [0, 2**24); got {off}")
+        text = PTX["st_shared_u32"].replace("$off", str(int(off.literal_value)))
+        sig = types.void(types.uint32, types.uint32, off)
+
+        def codegen(context, builder, sig, args):
+            fnty = ir.FunctionType(ir.VoidType(), [i32, i32])
+            builder.call(ir.InlineAsm(fnty, text, "r,r,~{memory}", side_effect=True), list(args[:2]))
+            return context.get_dummy_value()
+
+        return sig, codegen
+
     bar_sync_named = void_asm("bar_sync_named", 2)
     cp_async_bulk_commit_group = void_asm("cp_async_bulk_commit_group", 0)
     cp_async_bulk_wait_group_read = void_asm("cp_async_bulk_wait_group_read", 0)
@@ -457,8 +455,8 @@ def _sim_bindings():
             b[2] -= box_rows * 128
             _complete(b)
 
-    def st_shared_u32(addr, value):
-        addr = int(addr)
+    def st_shared_u32(addr, value, off):
+        addr = int(addr) + int(off)
         if addr % 4:
             raise DeviceError(f"st_shared_u32: shared address {addr:#x} is not 4-byte aligned")
         root, off = _twins.resolve_shared(addr, 4, "st_shared_u32")

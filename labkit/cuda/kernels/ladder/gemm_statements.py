@@ -84,6 +84,7 @@ CONCEPTS = {
     "tCgC": "partition_C of gC: this thread's elements of C", "axpby": "axpby: writing the accumulators to C",
     "residue": "predicates and clamps for the edges of the problem (CuTe's residue handling)",
     "tCsC": "the epilogue's staging of C in shared memory (CUTLASS's TMA-store epilogue: sC, tRS_sD)",
+    "cluster": "the CTA's cluster: block_rank_in_cluster, cluster_sync, the TMA multicast of B",
 }
 
 

@@ -51,7 +51,8 @@ def _encode(X, rows, K, box_rows):
 
 def tensor_maps(cfg, A, B, M, N, K, C=None):
     """Device array holding the TMA tensor maps of A (words 0-15) and B (words 16-31) for
-    ``cfg``'s boxes of ``bm`` and ``bn`` rows of 128 bytes (the kernel's ``maps`` argument), and
+    ``cfg``'s boxes of ``bm`` and ``bn`` rows of 128 bytes (``bn / cluster`` for B: each CTA of a
+    cluster loads its share of B's rows; the kernel's ``maps`` argument), and
     with ``C`` (16-bit, M x N, 1-D) the map of C (words 32-47) in boxes of 64 rows of 128 bytes
     for a TMA-store epilogue."""
     if ptx.SIMULATED:
@@ -59,7 +60,7 @@ def tensor_maps(cfg, A, B, M, N, K, C=None):
         words = [gemm_ptx.sim_tensor_map(A, M, K, cfg.bm, cols),
                  gemm_ptx.sim_tensor_map(B, N, K, cfg.bn, cols)]
     else:
-        words = [_encode(A, M, K, cfg.bm), _encode(B, N, K, cfg.bn)]
+        words = [_encode(A, M, K, cfg.bm), _encode(B, N, K, cfg.bn // getattr(cfg, "cluster", 1))]
         if C is not None:
             words.append(_encode(C, M, N, 64))
     return cuda.to_device(np.concatenate(words))

@@ -53,6 +53,7 @@ from labkit.cuda.kernels.ladder.gemm_common import ceil_div, check_operands, set
 from labkit.cuda.kernels.ladder.gemm_config import check_sm
 from labkit.cuda.kernels.ladder import gemm_wgmma_epilogue as epilogue
 from labkit.cuda.kernels.ladder import gemm_wgmma_scales as block_scales
+from labkit.cuda.kernels.ladder import gemm_wgmma_schedule as schedule
 from labkit.cuda.kernels.ladder.gemm_statements import NO_INSTRUCTION, Writer, render
 from labkit.cuda.kernels.ladder.gemm_wgmma_config import CONFIGS, DEFAULT, RULES, WgmmaConfig, operand_dtypes
 from labkit.cuda.kernels.ladder.gemm_wgmma_config import pick as _pick
@@ -73,6 +74,7 @@ _GEMM_PTX_CALLS = ("mbarrier_init", "fence_mbarrier_init", "mbarrier_arrive_expe
                    "mbarrier_try_wait", "tma_load_2d", "st_global_v2_f32", "st_global_u32", "cvt_rn_f16x2_f32",
                    "cvt_rn_bf16x2_f32", "st_shared_u32", "bar_sync_named", "tma_store_2d",
                    "cp_async_bulk_commit_group", "cp_async_bulk_wait_group_read", "cp_async_bulk_wait_group")
+_CLUSTER_CALLS = ("cluster_ctarank", "barrier_cluster_sync", "mbarrier_arrive_cluster", "tma_load_2d_multicast")
 
 
 def k_descriptors(cfg):
@@ -125,11 +127,8 @@ def statements(cfg=None, name="gemm_wgmma"):
     w.lines(f"""
         tid = int32(cuda.threadIdx.x)
         wg = int32(tid // {WARPGROUP})
-        tiles_m = int32((M + {cfg.bm - 1}) // {cfg.bm})
-        tiles_n = int32((N + {cfg.bn - 1}) // {cfg.bn})
-        ntiles = int32(tiles_m * tiles_n)
-        per_group = int32({cfg.group_m} * tiles_n)
     """)
+    schedule.tiles(w, cfg)
     with w.concept("k_tile"):
         w.code(f"ktiles = int32((K + {BKc - 1}) // {BKc})")
     with w.concept("sA"):
@@ -138,23 +137,21 @@ def statements(cfg=None, name="gemm_wgmma"):
                call="smem_addr")
     with w.concept("mbarrier"):
         w.code(f"full0 = uint32(sbase + {S * SB + cfg.staging_bytes})  # full[s]: the stage's k-tile has landed")
-        w.code(f"empty0 = uint32(full0 + {8 * S})  # empty[s]: both consumers are done with it")
+        w.code(f"empty0 = uint32(full0 + {8 * S})  # empty[s]: the consumers it feeds are done with it")
         with w.block("if tid == 0:"):
             with w.block(f"for s in range({S}):"):
                 w.code("mbarrier_init(full0 + 8 * s, 1)", call="mbarrier_init")
-                w.code(f"mbarrier_init(empty0 + 8 * s, {1 if cfg.pingpong else cfg.consumers})", call="mbarrier_init")
+                w.code(f"mbarrier_init(empty0 + 8 * s, {1 if cfg.pingpong else cfg.consumers * cfg.cluster})",
+                       call="mbarrier_init")
             if cfg.pingpong:
                 w.comment("order[c]: the other consumer's main loop is done, consumer c's turn (one arrival)")
                 w.code(f"mbarrier_init(empty0 + {8 * S}, 1)", call="mbarrier_init")
                 w.code(f"mbarrier_init(empty0 + {8 * S + 8}, 1)", call="mbarrier_init")
             w.code("fence_mbarrier_init()", call="fence_mbarrier_init")
-        w.code("cuda.syncthreads()", call="cuda.syncthreads")
+        schedule.meet(w, cfg)
 
     def tile_coords():
-        w.code("first_m = int32((tile // per_group) * " + str(cfg.group_m) + ")")
-        w.code(f"rows_in_group = int32(min(tiles_m - first_m, {cfg.group_m}))")
-        w.code(f"m0 = int32((first_m + (tile % per_group) % rows_in_group) * {cfg.bm})", cute="gA")
-        w.code(f"n0 = int32(((tile % per_group) // rows_in_group) * {cfg.bn})", cute="gB")
+        schedule.tile_coords(w, cfg)
 
     with w.block("if wg == 0:"):
         if cfg.setmaxnreg:
@@ -164,7 +161,7 @@ def statements(cfg=None, name="gemm_wgmma"):
             with w.concept("k_pipe"):
                 w.code("stage = int32(0)")
                 w.code("phase = uint32(0)")
-            w.code("tile = int32(cuda.blockIdx.x)")
+            w.code(f"tile = {schedule.first_tile(cfg)}")
             with w.block("while tile < ntiles:"):
                 tile_coords()
                 with w.in_phase("mainloop"), w.block("for kt in range(ktiles):", cute="k_tile"):
@@ -178,14 +175,14 @@ def statements(cfg=None, name="gemm_wgmma"):
                     with w.concept("copy"):
                         w.code(f"sa = uint32(sbase + stage * {SB})")
                         w.code(f"tma_load_2d(sa, maps, 0, int32(kt * {BKc}), m0, fb)", call="tma_load_2d")
-                        w.code(f"tma_load_2d(uint32(sa + {AB}), maps, 16, int32(kt * {BKc}), n0, fb)",
-                               call="tma_load_2d")
+                        schedule.load_b(w, cfg, f"int32(kt * {BKc})")
                     with w.concept("k_pipe"):
                         w.code("stage += 1")
                         with w.block(f"if stage == {S}:"):
                             w.code("stage = 0")
                             w.code("phase ^= uint32(1)")
-                w.code("tile += int32(cuda.gridDim.x)")
+                w.code(f"tile += {schedule.tile_step(cfg)}")
+            schedule.producer_tail(w, cfg, S)
     with w.block("else:"):
         if cfg.setmaxnreg:
             w.code(f"setmaxnreg_inc_{cfg.setmaxnreg[1]}()", call=f"setmaxnreg_inc_{cfg.setmaxnreg[1]}")
@@ -211,7 +208,7 @@ def statements(cfg=None, name="gemm_wgmma"):
             w.code("tile = int32(cuda.blockIdx.x + c * cuda.gridDim.x)")
             w.code("seq = int32(c)")
         else:
-            w.code("tile = int32(cuda.blockIdx.x)")
+            w.code(f"tile = {schedule.first_tile(cfg)}")
         with w.block("while tile < ntiles:"):
             tile_coords()
             if cfg.pingpong:
@@ -259,8 +256,7 @@ def statements(cfg=None, name="gemm_wgmma"):
                 else:
                     with w.concept("mbarrier"):
                         w.comment("the previous k-tile's MMAs are complete: free its stage")
-                        with w.block("if kt > 0 and t == 0:"):
-                            w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive")
+                        schedule.release(w, cfg, "prev", "kt > 0")
                 with w.concept("k_pipe"):
                     if not cfg.block_scales:
                         w.code("prev = stage")
@@ -278,9 +274,7 @@ def statements(cfg=None, name="gemm_wgmma"):
                     epilogue.store_c(w, cfg, "total", "64 * c")
                 else:
                     w.code(f"{W['wait']}(0)", call=W["wait"])
-                    with w.block("if ktiles > 0 and t == 0:"):
-                        w.code("mbarrier_arrive(empty0 + 8 * prev)", call="mbarrier_arrive",
-                               cute="mbarrier")
+                    schedule.release(w, cfg, "prev", "ktiles > 0")
                     for m, acc in enumerate(accs):
                         w.code(f"{acc} = {W['fence_operand']}({acc})", call=W["fence_operand"], op=NO_INSTRUCTION,
                                cute="tCrC")
@@ -290,7 +284,7 @@ def statements(cfg=None, name="gemm_wgmma"):
                 w.code("tile += int32(2 * cuda.gridDim.x)")
                 w.code("seq += 2")
             else:
-                w.code("tile += int32(cuda.gridDim.x)")
+                w.code(f"tile += {schedule.tile_step(cfg)}")
         epilogue.drain(w, cfg)
     return tuple(w.statements)
 
@@ -321,6 +315,10 @@ def namespace(cfg):
     scope = {"cuda": cuda, "min": min, "max": max, "smem_addr": ptx.smem_addr}
     scope.update({t: getattr(_numba.types, t) for t in ("uint16", "uint32", "uint64", "int32", "float32")})
     scope.update({n: getattr(gemm_ptx, n) for n in _GEMM_PTX_CALLS})
+    if cfg.cluster > 1:
+        from labkit.cuda.kernels.ladder import gemm_cluster
+
+        scope.update({n: getattr(gemm_cluster, n) for n in _CLUSTER_CALLS})
     for key, n in WGMMA_CALLS.items():
         n = _mma_name(cfg) if key == "mma" else n
         scope[n] = getattr(ptx, n)
@@ -403,13 +401,25 @@ def launch(A, B, C, acc, sm, config=DEFAULT, alpha=1.0, scales=None):
     maps = tensor_maps(cfg, A1, B1, M, N, K, C=C.reshape(M * N) if cfg.epilogue == "tma" else None)
     args = (C1, np.int32(M), np.int32(N), np.int32(K), maps) + ((np.float32(alpha),) if cfg.scaled else ()) \
         + scale_args
-    kernel.dispatcher.compile(signature(cfg))
+    compiled = kernel.dispatcher.compile(signature(cfg))
     smem = cfg.smem_bytes()
     set_dynamic_shared(kernel.dispatcher, smem)
     sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
+    keep = (A, B, maps)  # the tensor maps point into A and B: keep them alive with the launch
+    if cfg.cluster > 1:
+        from labkit.cuda import _numba
+
+        C_ = cfg.cluster
+        fits = _numba.max_active_clusters(compiled, cfg.threads, smem, C_) or sms // C_
+        grid = C_ * min(fits, ceil_div(ceil_div(M, cfg.bm), C_) * ceil_div(N, cfg.bn))
+
+        def run():
+            _numba.launch_cluster(compiled, grid, cfg.threads, smem, C_, args)
+            return keep
+
+        return run
     grid = min(sms, ceil_div(M, cfg.bm) * ceil_div(N, cfg.bn))
     configured = kernel.dispatcher[(grid,), (cfg.threads,), 0, smem]
-    keep = (A, B, maps)  # the tensor maps point into A and B: keep them alive with the launch
 
     def run():
         configured(*args)

@@ -21,7 +21,7 @@ import numpy as np
 from labkit.atoms.instructions import WARPGROUP
 from labkit.errors import ConfigError
 
-__all__ = ["WgmmaConfig", "CONFIGS", "DEFAULT", "RULES", "BK", "pick", "operand_dtypes"]
+__all__ = ["WgmmaConfig", "CONFIGS", "DEFAULT", "RULES", "BK", "ABLATION", "pick", "operand_dtypes"]
 
 BK = 64                    # one 128-byte swizzled row of f16 (128 of an 8-bit type: ``cfg.bk``)
 
@@ -47,7 +47,10 @@ class WgmmaConfig:
     shared memory in the 128-byte swizzle and one thread stores them with TMA, CUTLASS's
     TMA-store epilogue); ``block_scales``: 8-bit operands with a scale per 1 x 128 block of A and per
     128 x 128 block of B (the fp8 training recipe): each k-tile's products are summed apart and added
-    to the f32 accumulators times their two scales."""
+    to the f32 accumulators times their two scales; ``cluster``: CTAs launched as one cluster, on
+    tiles one above the other (CUTLASS's ``ClusterShape`` of (2, 1, 1)): they share the tile of B,
+    each loading 1/cluster of its rows and multicasting them to both (TMA multicast), so B crosses
+    L2 once for two tiles."""
 
     consumers: int = 2
     bn: int = 256
@@ -62,6 +65,7 @@ class WgmmaConfig:
     pingpong: bool = False
     epilogue: str = "direct"
     block_scales: bool = False
+    cluster: int = 1
 
     def __post_init__(self):
         from labkit.elements import element
@@ -84,6 +88,11 @@ class WgmmaConfig:
             raise ConfigError("config: block scales are for 8-bit operands, cooperative consumers, N = 128 "
                               "(a partial and a total accumulator a thread) and no per-tensor alpha; got "
                               f"a={self.a!r}, pingpong={self.pingpong}, scaled={self.scaled}, bn={self.bn}")
+        if self.cluster not in (1, 2) or (self.cluster == 2 and (self.pingpong or self.block_scales
+                                                                  or self.group_m % 2)):
+            raise ConfigError("config: cluster is 1 or 2 (two cooperative CTAs sharing B, raster groups of "
+                              f"an even number of tile rows); got cluster={self.cluster!r}, pingpong={self.pingpong}, "
+                              f"block_scales={self.block_scales}, group_m={self.group_m}")
         if c.name not in _C:
             raise ConfigError(f"config: c must be one of {', '.join(_C)}; got {self.c!r}")
         for f, v in (("a", a.name), ("b", b.name), ("c", c.name)):
@@ -131,16 +140,35 @@ CONFIGS = {
     "128x256x64s4g1": WgmmaConfig(group_m=1),
     "128x256x64s3-tma": WgmmaConfig(stages=3, c="f16", epilogue="tma"),
     "128x256x128s3-e4m3-tma": WgmmaConfig(stages=3, a="e4m3", b="e4m3", c="bf16", scaled=True, epilogue="tma"),
+    "128x128x128s6-e4m3": WgmmaConfig(bn=128, stages=6, a="e4m3", b="e4m3", c="bf16", scaled=True),
     "128x128x128s6-e4m3-bs": WgmmaConfig(bn=128, stages=6, a="e4m3", b="e4m3", c="bf16", block_scales=True),
     "128x128x64s6pp": WgmmaConfig(bn=128, stages=6, pingpong=True),
     "128x128x64s6pp-f16out": WgmmaConfig(bn=128, stages=6, pingpong=True, c="f16"),
     "128x128x128s6pp-e4m3": WgmmaConfig(bn=128, stages=6, pingpong=True, a="e4m3", b="e4m3", c="bf16",
                                         scaled=True),
     "128x256x64s4-f16out": WgmmaConfig(c="f16"),
+    "128x256x64s4c2": WgmmaConfig(cluster=2),
+    "128x256x64s3c2-tma": WgmmaConfig(stages=3, c="f16", epilogue="tma", cluster=2),
+    "128x256x128s3c2-e4m3-tma": WgmmaConfig(stages=3, a="e4m3", b="e4m3", c="bf16", scaled=True, epilogue="tma",
+                                            cluster=2),
     "128x256x128s4-e4m3": WgmmaConfig(a="e4m3", b="e4m3", c="bf16", scaled=True),
     "128x256x128s4-e5m2e4m3": WgmmaConfig(a="e5m2", b="e4m3", c="bf16", scaled=True),
 }
 DEFAULT = "128x256x64s4"
+#: (technique, configuration without it, configuration with it): each pair differs in that alone
+ABLATION = (
+    ("raster groups of 8 tile rows (L2 reuse)", "128x256x64s4g1", "128x256x64s4"),
+    ("setmaxnreg 40/232", "128x256x64s4", "128x256x64s4r"),
+    ("ping-pong consumers (128x128 tiles)", "128x128x64s6", "128x128x64s6pp"),
+    ("TMA-store epilogue (f16 C; 3 stages to make room)", "128x256x64s4-f16out", "128x256x64s3-tma"),
+    ("TMA-store epilogue (e4m3, bf16 C)", "128x256x128s4-e4m3", "128x256x128s3-e4m3-tma"),
+    ("per-block scales (1x128 of A, 128x128 of B; e4m3, 128x128 tiles)", "128x128x128s6-e4m3",
+     "128x128x128s6-e4m3-bs"),
+    ("cluster of 2, B multicast by TMA", "128x256x64s4", "128x256x64s4c2"),
+    ("cluster of 2, B multicast by TMA (f16 C, TMA store)", "128x256x64s3-tma", "128x256x64s3c2-tma"),
+    ("cluster of 2, B multicast by TMA (e4m3, TMA store)", "128x256x128s3-e4m3-tma", "128x256x128s3c2-e4m3-tma"),
+)
+
 #: sm_90 and more (sm_90a is checked at launch); K % 8 == 0 (TMA row pitch), 16-byte pointers
 RULES = dict(min_sm=90, k_multiple=8, align_bytes=16)
 

@@ -107,7 +107,7 @@ def _tma(w, cfg, acc):
             for hi in (0, 1):
                 x, y = _scaled(cfg, acc, 4 * j + 2 * hi), _scaled(cfg, acc, 4 * j + 2 * hi + 1)
                 w.code(f"p = {cvt}({y}, {x})", call=cvt, repeat="cvt")
-                w.code(f"st_shared_u32(at + {box + 1024 * hi} + (({j % 8} ^ lrow) << 4), p)", call="st_shared_u32",
+                w.code(f"st_shared_u32(at + (({j % 8} ^ lrow) << 4), p, {box + 1024 * hi})", call="st_shared_u32",
                        repeat="sts")
         w.comment("the generic proxy's stores, visible to the TMA unit (the async proxy), then the warpgroup meets")
         w.code("fence_proxy_async_shared_cta()", call="fence_proxy_async_shared_cta")
