@@ -452,3 +452,30 @@ def test_the_cluster_kernel_compiles_to_multicast_and_remote_arrivals():
     assert text.count("multicast::cluster") == 1 and text.count("mapa.shared::cluster.u32") == 2
     assert text.count("barrier.cluster.arrive.release.aligned") == 1
     assert "%cluster_ctarank" in text
+
+
+@pytest.mark.parametrize("grid, cluster", [(3, 2), (0, 2), (4, 0)])
+def test_a_cluster_launch_needs_whole_clusters(grid, cluster):
+    from labkit.cuda import _numba
+
+    with pytest.raises(DeviceError, match="whole clusters"):
+        _numba.launch_cluster(None, grid, 32, 0, cluster, ())
+
+
+@pytest.mark.gpu
+def test_a_cluster_launch_numbers_ctas_in_pairs():
+    # CUDA: a 1-D grid launched in clusters of 2 along x puts CTAs 2i and 2i+1 in cluster i,
+    # with %cluster_ctarank = blockIdx.x % 2
+    import numba
+    from numba import cuda
+
+    from labkit.cuda import _numba
+    from labkit.cuda.kernels.ladder import gemm_cluster as cl
+
+    @cuda.jit
+    def ranks(out):
+        out[cuda.blockIdx.x] = cl.cluster_ctarank() + 10 * cuda.blockIdx.x
+
+    out = cuda.to_device(np.full(8, 99, np.uint32))
+    _numba.launch_cluster(ranks.compile((numba.uint32[::1],)), 8, 32, 0, 2, (out,))
+    assert out.copy_to_host().tolist() == [0, 11, 20, 31, 40, 51, 60, 71]

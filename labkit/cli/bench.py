@@ -6,8 +6,9 @@ launches, then at least ``--reps`` launches each between two CUDA events, cyclin
 ``--sets`` input sets so the L2 cache cannot hold the operands; the figure is the median.
 cuBLAS (through torch, else cupy) runs in the same process on the same inputs. With
 ``--anchor``, CuTe's own tutorial kernels (``sgemm_sm80``; on sm_90 also ``wgmma_sm90`` and
-``wgmma_tma_sm90``) are built with nvcc (in the background, while the ladder runs) and timed in
-the same session (:mod:`labkit.cuda.kernels.ladder.gemm_anchor`); each one that cannot be built or run
+``wgmma_tma_sm90``) and, on sm_90, CUTLASS's warp-specialized cooperative GEMM in f16 and e4m3 are
+built with nvcc (in the background, while the ladder runs) and timed in the same session at every
+size and shape (:mod:`labkit.cuda.kernels.ladder.gemm_anchor`); each one that cannot be built or run
 here is left out with its reason, and the benchmark goes on ("vs CuTe" is against sgemm_sm80).
 Each tensor-core kernel's registers, spills, shared memory and SASS instruction mix per k-tile
 are read from the compiled kernel.
@@ -92,7 +93,8 @@ def parse_args(argv):
                    help="time step 7's technique pairs (labkit.cli.bench_ablation) and print what each changed")
     p.add_argument("--anchor", action="store_true",
                    help="also build CuTe's tutorial GEMMs with nvcc (sgemm_sm80; wgmma_sm90 and "
-                        "wgmma_tma_sm90 on sm_90) and time them in the same session")
+                        "wgmma_tma_sm90 on sm_90) and CUTLASS's sm90 cooperative GEMM (f16, e4m3; "
+                        "sm_90) and time them in the same session")
     p.add_argument("--sass", default=None, metavar="DIR",
                    help="also keep each tensor-core kernel's SASS in DIR")
     args = p.parse_args(argv)
@@ -218,7 +220,7 @@ def run_gemm(args, out=sys.stdout):
     for anchor in anchors:
         anchor.start()
         print(f"anchor: {anchor.reason}" if anchor.reason else
-              f"anchor: building CuTe's {anchor.name}: {' '.join(anchor.command)}", file=out, flush=True)
+              f"anchor: building {anchor.spec.who}: {' '.join(anchor.command)}", file=out, flush=True)
         anchor.said = bool(anchor.reason)
     torch = getattr(backend, "torch", None)
     events = bench_backends.torch_events(torch) if torch is not None else bench_backends.numba_events
@@ -307,9 +309,8 @@ def run_gemm(args, out=sys.stdout):
         _time_in_rounds(timed, args, M * N * K, events, out)
         rows += [r for r, _ in timed]
         del timed
-        if M == N == K:
-            for anchor in anchors:
-                rows += _anchor_rows(anchor, M, out)
+        for anchor in anchors:
+            rows += _anchor_rows(anchor, shape, out)
     _table(rows, out)
     if args.ablation:
         from labkit.cli.bench_ablation import table
@@ -365,8 +366,10 @@ def _time_in_rounds(timed, args, mnk, events, out):
 
 
 
-def _anchor_rows(anchor, size, out):
-    """Time one CuTe tutorial at ``size``³ (after its background build); a row, or none."""
+def _anchor_rows(anchor, shape, out):
+    """Time one anchor at ``shape`` (M, N, K), or an int for a square (after its background
+    build); a row, or none. An anchor that checks its own result is held to the bound of cuBLAS's
+    row on the same types."""
     if anchor.reason is None and anchor.proc is not None:
         t0 = time.time()
         if anchor.wait():
@@ -377,17 +380,28 @@ def _anchor_rows(anchor, size, out):
             print(f"anchor: {anchor.reason}", file=out, flush=True)
             anchor.said = True
         return []
+    M, N, K = (shape,) * 3 if isinstance(shape, int) else shape
     try:
-        tflops, ms, _ = anchor.run(size, size, size)
+        tflops, ms, _ = anchor.run(M, N, K)
     except Exception as e:  # a failed run is reported, the rest of the table stands
         print(f"anchor: {e}", file=out, flush=True)
         return []
-    row = dict(size=str(size), M=size, N=size, K=size, acc="f16", types="f16·f16→f16", step=anchor.label,
-               ms=ms, best_ms=ms, tflops=tflops, reps=100, rel_err=float("nan"), ok=True,
-               note="its own timing: mean of 100 launches on one input set; fp16 accumulate",
-               compile_s=0.0)
-    print(f"{row['step']:>28} f16 {size}: {tflops:8.1f} TFLOP/s mean {ms:.3f} ms (of 100)",
-          file=out, flush=True)
+    spec = anchor.spec
+    err, bound, check = float("nan"), float("nan"), ""
+    if anchor.checked is not None:
+        from labkit.cuda.kernels.ladder.gemm_common import tolerance
+        from labkit.cuda.kernels.ladder.gemm_wgmma_check import ROUNDOFF
+
+        err, ratio = anchor.checked
+        (a, b), d = spec.types.split("→")[0].split("·"), spec.types.split("→")[1]
+        bound = (_fp8_rtol((a, b)) * ratio if a != "f16" else tolerance(spec.acc, K)) + ROUNDOFF[d]
+        check = f", rel err {err:.2e} (bound {bound:.1e}) {'ok' if err <= bound else 'FAIL'}"
+    row = dict(size=_label((M, N, K)), M=M, N=N, K=K, acc=spec.acc, types=spec.types, step=anchor.label,
+               ms=ms, best_ms=ms, tflops=tflops, reps=100, rel_err=err, tol=bound,
+               ok=anchor.checked is None or err <= bound, compile_s=0.0,
+               note=f"its own timing: mean of 100 launches on one input set; {spec.acc} accumulate")
+    print(f"{row['step']:>28} {spec.types} {row['size']}: {tflops:8.1f} TFLOP/s mean {ms:.3f} ms "
+          f"(of 100){check}", file=out, flush=True)
     return [row]
 
 

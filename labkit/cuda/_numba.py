@@ -215,13 +215,16 @@ def inline_asm(builder, ret, args, text, constraints, values, side_effect=True):
 
 def launch_cluster(kernel, grid, block, shared_bytes, cluster, args):
     """Launch ``kernel`` (a dispatcher's compiled overload: ``dispatcher.compile(signature)``) in
-    thread-block clusters of
-    ``cluster`` CTAs along x (GPU only): ``grid`` counts CTAs and must be a multiple of ``cluster``.
+    thread-block clusters of ``cluster`` CTAs along x (GPU only): ``grid`` counts CTAs and must be a
+    multiple of ``cluster``.
 
     numba-cuda's own launch builds cuda.core's ``LaunchConfig`` without a cluster; this one marshals
     the arguments the way numba-cuda does (each overload's ``_prepare_args``) and hands them to
     cuda.core's ``launch`` with ``LaunchConfig(cluster=...)``, on the default stream.
     """
+    if cluster < 1 or grid < cluster or grid % cluster:
+        raise DeviceError(f"grid: a cluster launch needs a grid of whole clusters (a positive multiple of "
+                          f"cluster={cluster}); got grid={grid}")
     launch = resolve("cuda.core", "launch")
     LaunchConfig = resolve("cuda.core", "LaunchConfig")
     driver = resolve("numba.cuda.cudadrv", "driver")

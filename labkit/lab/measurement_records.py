@@ -70,12 +70,15 @@ HOPPER_PINGPONG_RUN = "hopper_pingpong_h100_2026-12-05"
 """Step 7's ping-pong consumers beside its cooperative ones, f16 and fp8, six shapes, interleaved rounds (H100)."""
 HOPPER_ABLATION_RUN = "hopper_ablation_h100_2026-12-05"
 """Step 7's ablation: each technique as a pair of configurations differing in it alone, one run (H100)."""
+HOPPER_TOP_RUN = "hopper_top_h100_2026-12-05"
+"""Step 7's top configurations (f16 and fp8 with TMA-store epilogues, per-block scales) at seven shapes beside
+cuBLAS, CuTe's tutorials and CUTLASS's warp-specialized cooperative GEMM, one run (H100)."""
 RUNS = {"gemm": GEMM_RUN, "gemm-step5": STEP5_RUN, "experiments": EXPERIMENTS_RUN,
         "predicated-copy": PREDICATED_COPY_RUN, "epilogue": EPILOGUE_RUN, "wgmma-peak": WGMMA_PEAK_RUN,
         "gemm-hopper": HOPPER_GEMM_RUN, "wgmma-base-offset": WGMMA_BASE_OFFSET_RUN,
         "wgmma-fixed-cost": WGMMA_FIXED_COST_RUN, "wgmma-step": WGMMA_STEP_RUN,
         "gemm-hopper-fp8": HOPPER_FP8_RUN, "gemm-hopper-pingpong": HOPPER_PINGPONG_RUN,
-        "gemm-hopper-ablation": HOPPER_ABLATION_RUN}
+        "gemm-hopper-ablation": HOPPER_ABLATION_RUN, "gemm-hopper-top": HOPPER_TOP_RUN}
 """Every run a page cites, by the short name pages use: the Measurements page lists each."""
 CUBLAS = "cuBLAS (torch)"
 

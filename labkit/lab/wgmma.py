@@ -21,7 +21,7 @@ from labkit.lab.wgmma_matmul import (device_matmul, sm90_present, twin_matmul, t
                                      wrong_descriptor_table,
                                      wrong_descriptors)
 from labkit.lab.wgmma_pipeline import (Event, Schedule, ceiling_ratio, consumer_schedule, fixed_cost_split,
-                                      pipeline_schedule)
+                                      ktile_times, pipeline_schedule)
 from labkit.lab.wgmma_registers import (a_layout, a_owner, a_warp_layout, a_warp_layout_matches, c_layout, owner,
                                         owner_grid, registers_text, warp_layout, warp_layout_matches)
 
@@ -31,4 +31,5 @@ __all__ = ["WARPGROUP", "LAYOUTS", "atom_table", "element_atom", "operand_layout
            "wrong_descriptor_table", "c_layout", "owner", "owner_grid", "warp_layout",
            "warp_layout_matches", "a_layout", "a_owner", "a_warp_layout", "a_warp_layout_matches", "base_offset_reads",
            "base_offset_wrong", "right_base_offset", "stored_chunk", "fixed_cost_split", "registers_text",
-           "sm90_present", "Event", "Schedule", "pipeline_schedule", "consumer_schedule", "ceiling_ratio"]
+           "sm90_present", "Event", "Schedule", "pipeline_schedule", "consumer_schedule", "ceiling_ratio",
+           "ktile_times"]

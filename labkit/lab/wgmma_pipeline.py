@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from labkit.errors import LayoutError
 
-__all__ = ["fixed_cost_split", "Event", "Schedule", "pipeline_schedule", "consumer_schedule", "ceiling_ratio"]
+__all__ = ["fixed_cost_split", "ktile_times", "Event", "Schedule", "pipeline_schedule", "consumer_schedule",
+           "ceiling_ratio"]
 
 
 @dataclass(frozen=True)
@@ -201,3 +202,28 @@ def ceiling_ratio() -> str:
     rates = {p: v for p, v in measurements.figures("gemm").items() if p.startswith("mma_rate.tflops.")}
     best = max(rates.values())
     return f"wgmma / mma.sync: {wg / best:.2f}x, against the best of the recorded mma.sync chains"
+
+
+def ktile_times(run: str, size: int, configs) -> str:
+    """Microseconds per k-tile of step 7's busiest CTA at ``size``³ for each configuration timed in
+    ``run``: the run's median time over the k-tiles of a CTA that runs ``ceil(tiles / SMs)`` tiles
+    (the persistent grid has one CTA per SM).
+
+    >>> print(ktile_times("gemm-hopper-ablation", 8192, ["128x128x128s6-e4m3"]))
+    128x128x128s6-e4m3: 1.160 ms / (32 tiles x 64 k-tiles) = 0.566 us a k-tile
+    """
+    import math
+
+    from labkit.cuda.kernels.ladder.gemm_wgmma_config import pick
+    from labkit.lab import measurements
+
+    sms = int(measurements.run_info(run)["sms"])
+    lines = []
+    for config in configs:
+        cfg = pick(config)
+        ms = measurements.figure(run, f"ladder.{size} f32 wgmma {config}.ms").value
+        tiles = math.ceil(math.ceil(size / cfg.bm) * math.ceil(size / cfg.bn) / sms)
+        k_tiles = math.ceil(size / cfg.bk)
+        lines.append(f"{config}: {ms:.3f} ms / ({tiles} tiles x {k_tiles} k-tiles) = "
+                     f"{1e3 * ms / (tiles * k_tiles):.3f} us a k-tile")
+    return "\n".join(lines)

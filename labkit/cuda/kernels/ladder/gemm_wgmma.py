@@ -250,6 +250,8 @@ def statements(cfg=None, name="gemm_wgmma"):
                             w.code(f"{acc} = {mma}({da}{off}, db{off}, {acc}, {scale_d}, {imm})", call=mma,
                                    repeat="mma")
                     w.code(f"{W['commit']}()", call=W["commit"])
+                    if cfg.block_scales:
+                        block_scales.load(w)
                     w.code(f"{W['wait']}({0 if cfg.block_scales else 1})", call=W["wait"])
                 if cfg.block_scales:
                     block_scales.promote(w, R)                 # frees this k-tile's stage itself

@@ -153,6 +153,7 @@ CONFIGS = {
                                             cluster=2),
     "128x256x128s4-e4m3": WgmmaConfig(a="e4m3", b="e4m3", c="bf16", scaled=True),
     "128x256x128s4-e5m2e4m3": WgmmaConfig(a="e5m2", b="e4m3", c="bf16", scaled=True),
+    "128x256x128s3-e5m2e4m3-tma": WgmmaConfig(stages=3, a="e5m2", b="e4m3", c="bf16", scaled=True, epilogue="tma"),
 }
 DEFAULT = "128x256x64s4"
 #: (technique, configuration without it, configuration with it): each pair differs in that alone

@@ -22,7 +22,7 @@ import numpy as np
 from labkit.cuda.kernels.ladder.gemm_statements import NO_INSTRUCTION
 from labkit.errors import DeviceError
 
-__all__ = ["rows", "promote", "arguments"]
+__all__ = ["rows", "load", "promote", "arguments"]
 
 FENCE_OPERAND = "wgmma_fence_operand"
 
@@ -37,6 +37,16 @@ def rows(w):
         w.code("nb = int32((n0 // 128) * ktiles)")
 
 
+def load(w):
+    """The k-tile's three scales, read while its wgmmas run (before the wait): their latency from
+    L2 then overlaps the tensor cores' work instead of following it."""
+    with w.concept("axpby"):
+        w.comment("this k-tile's scales, loaded while its wgmmas run")
+        w.code("sbv = scale_b[nb + kt]")
+        w.code("s0 = scale_a[ra0 + kt] * sbv")
+        w.code("s1 = scale_a[ra1 + kt] * sbv")
+
+
 def promote(w, R):
     """Block scales, after a k-tile's wgmmas (128 of K: one scale block): wait for them, free the
     stage, and add the partial products times scale_a(row) * scale_b(block) to the f32 total."""
@@ -46,9 +56,6 @@ def promote(w, R):
         w.code("mbarrier_arrive(empty0 + 8 * stage)", call="mbarrier_arrive")
     with w.concept("axpby"):
         w.comment("scale promotion: D fragment value 4j, 4j+1 in row rr, 4j+2, 4j+3 in row rr + 8")
-        w.code("sbv = scale_b[nb + kt]")
-        w.code("s0 = scale_a[ra0 + kt] * sbv")
-        w.code("s1 = scale_a[ra1 + kt] * sbv")
         # a tuple of R sums, built 16 at a time (numba reads a long tuple display as a list)
         parts = [", ".join(f"total[{i}] + part[{i}] * s{(i % 4) // 2}" for i in range(j, min(j + 16, R)))
                  for j in range(0, R, 16)]
