@@ -11,6 +11,9 @@ import pytest
 
 from book_site import PAGES, toc_pages as _toc_pages
 
+#: the measurements page and its second part (step 7 on an H100)
+MEASUREMENT_PAGES = ["book/measurements", "book/measurements_h100"]
+
 pytestmark = pytest.mark.slow        # the book is built (or read from BOOK_HTML) once per run
 
 
@@ -33,21 +36,22 @@ def _decimals(text: str) -> int:
 
 def test_every_cited_figure_is_on_the_measurements_page_with_the_same_value(html_dir):
     from labkit.lab import measurements
-    page = _article(html_dir, "book/measurements")
+    pages = [_article(html_dir, p) for p in MEASUREMENT_PAGES]
     listed = {}
-    for span in page.select("span.lk-measured"):
-        listed.setdefault((span["data-run"], span["data-figure"]), set()).add(span["data-value"])
+    for page in pages:
+        for span in page.select("span.lk-measured"):
+            listed.setdefault((span["data-run"], span["data-figure"]), set()).add(span["data-value"])
     # every run the book cites is listed with its date, machine and versions
     runs = {run for run, _ in listed}
     assert runs == set(measurements.RUNS.values())
-    info = page.get_text(" ")
+    info = " ".join(page.get_text(" ") for page in pages)
     for run in runs:
         for key, value in measurements.run_info(run).items():
             if key in ("date", "gpu", "device", "nvidia-smi", "driver", "python", "numba"):
                 assert str(value) in info, (run, key)
     cited, missing, differ = 0, [], []
     for path in PAGES:
-        if path == "book/measurements":
+        if path in MEASUREMENT_PAGES:
             continue
         for span in _article(html_dir, path).select("span.lk-measured"):
             cited += 1

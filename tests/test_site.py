@@ -21,6 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 TOC = yaml.safe_load((REPO / "_toc.yml").read_text())
 CONFIG = yaml.safe_load((REPO / "_config.yml").read_text())
 CHAPTERS = [c["file"] for part in TOC["parts"] if part["caption"] == "Chapters" for c in part["chapters"]]
+#: the measurements page and its second part (step 7 on an H100)
+MEASUREMENT_PAGES = ["book/measurements", "book/measurements_h100"]
 LABS = sorted(p.relative_to(REPO).with_suffix("").as_posix() for p in (REPO / "notebooks").glob("*.ipynb"))
 EXERCISES = sorted(p.relative_to(REPO).with_suffix("").as_posix()
                    for p in (REPO / "exercises").glob("*/student/*.ipynb"))
@@ -136,13 +138,13 @@ def test_no_text_claims_a_site_that_is_not_there():
     readme = (REPO / "README.md").read_text()
     assert not re.search(r"\b(is|are) (now )?(published|live|online|hosted) (at|on)\b", readme, re.I)
     assert "no public home yet" in readme
-    for page in CHAPTERS + ["book/intro", "book/gallery", "book/measurements"]:
+    for page in CHAPTERS + ["book/intro", "book/gallery"] + MEASUREMENT_PAGES:
         assert "github.io" not in (REPO / f"{page}.md").read_text(), page
 
 
 def test_pages_read_the_one_latest_run():
     """Every page that shows the GEMM ladder reads labkit.lab.measurements.GEMM_RUN."""
-    for page in CHAPTERS + ["book/measurements"]:
+    for page in CHAPTERS + MEASUREMENT_PAGES:
         text = (REPO / f"{page}.md").read_text()
         assert "H200_RUN" not in text, page
         for m in re.finditer(r"gemm_ladder\(([^)]*)\)", text):
@@ -150,7 +152,7 @@ def test_pages_read_the_one_latest_run():
 
 
 def test_glue_and_myst_nb_live_in_removed_cells():
-    for page in CHAPTERS + ["book/intro", "book/gallery", "book/measurements"]:
+    for page in CHAPTERS + ["book/intro", "book/gallery"] + MEASUREMENT_PAGES:
         nb = jupytext.read(REPO / f"{page}.md")
         for cell in nb.cells:
             if cell.cell_type == "code" and ("glue(" in cell.source or "myst_nb" in cell.source):
@@ -178,7 +180,7 @@ def test_the_thin_cell_rule_sees_table_formatting_and_bank_arithmetic(tmp_path):
         assert not (TABLE_FORMAT.search(line) or BANK_ARITHMETIC.search(line)), line
 
 
-@pytest.mark.parametrize("page", CHAPTERS + ["book/intro", "book/gallery", "book/measurements"])
+@pytest.mark.parametrize("page", CHAPTERS + ["book/intro", "book/gallery"] + MEASUREMENT_PAGES)
 def test_book_cells_stay_thin(page):
     # tables are printed and banks computed by labkit (labkit.viz.text_table, labkit.banks), not by the page
     assert fat_lines(page) == []
