@@ -250,7 +250,11 @@ BOOK_ANSWERS = {"q2": (8, 64, "Sw<3,4,3>"), "q3": (1, 16, "B32"), "q4": (2, 3, 1
                 "q15": ("SM90_64x256x32_F32E4M3E4M3_SS_TN", 128, 49152, 128),
                 # tile 5 is odd: consumer 1; its first k-tile is the 320th of the stream: stage 320 % 6 = 2,
                 # after 53 full rounds of the 6 stages: parity 1
-                "q16": (1, 320, 2, 1)}
+                "q16": (1, 320, 2, 1),
+                # 2 consumers in each of 2 CTAs free a stage; A's 128 rows (16384 bytes), then rank 1's
+                # 128 rows of B; pair index 5 of 16 pair rows: group 0 (pair rows 0-3), column 5 // 4 = 1,
+                # pair row 5 % 4 = 1, so tile rows 2 and 3: rank 1 has (3, 1)
+                "q17": (4, 32768, (3, 1))}
 
 FP8 = {"e4m3": (3, 7, 448.0, 0x7E), "e5m2": (2, 15, 57344.0, 0x7B)}    # mantissa bits, bias, max, max code (OCP)
 
@@ -312,6 +316,13 @@ def hand(v):
     out["q15"] = (f"SM90_64x{n}x32_F32{a.upper()}{b.upper()}_SS_TN", 128, (64 * consumers + n) * 128, 64 * n // 128)
     seq, ktiles, stages = v.pp16
     out["q16"] = (seq % 2, seq * ktiles, seq * ktiles % stages, seq * ktiles // stages % 2)
+    consumers, bn, rank, tiles_m, tiles_n, index = v.cl17
+    pairs_m, order = (tiles_m + 1) // 2, []
+    for top in range(0, pairs_m, 4):                 # groups of 4 pair rows, each walked column by column
+        for col in range(tiles_n):
+            order += [(pair, col) for pair in range(top, min(top + 4, pairs_m))]
+    pair, col = order[index]
+    out["q17"] = (2 * consumers, 64 * consumers * 128 + rank * bn // 2 * 128, (2 * pair + rank, col))
     return out
 
 

@@ -286,8 +286,9 @@ def run_gemm(args, out=sys.stdout):
                     if hasattr(mod, "kernel_config") and (label, acc) not in reports:
                         reports[label, acc] = _report(step, acc, sm, options, label, args.sass, out)
                     row.update(_report_columns(reports.get((label, acc))))
-            if not args.no_cublas:
-                pairs = [backend.cublas(A, B) for A, B in sets]
+            # cuBLAS as it is called by default, and for per-tensor fp8 also with use_fast_accum (step 7's arithmetic)
+            for fast in ((False, True) if eight and not block else (False,)) if not args.no_cublas else ():
+                pairs = [backend.cublas(A, B, fast_accum=fast) for A, B in sets]
                 if pairs[0][0] is None and pairs[0][1]:
                     print(f"cuBLAS {'·'.join(kind)} {size}: left out: {pairs[0][1]}", file=out, flush=True)
                 if pairs[0][0] is not None:
@@ -297,13 +298,14 @@ def run_gemm(args, out=sys.stdout):
                     err = backend.rel_error(pairs[0][1], ref)
                     out_t = "bf16" if eight else "f16"
                     bound = (rtol * ratio if eight else tolerance("f32", K)) + ROUNDOFF[out_t]
-                    name = (f"cuBLAS {kind[0]}x{kind[1]}{' block-scaled' if block else ''} (torch _scaled_mm)"
-                            if eight else f"cuBLAS ({backend.name})")
+                    name = (f"cuBLAS {kind[0]}x{kind[1]}{' block-scaled' if block else ''}{' fast accum' if fast else ''}"
+                            " (torch _scaled_mm)" if eight else f"cuBLAS ({backend.name})")
                     row = dict(size=size, M=M, N=N, K=K, acc="f32",
                                types=f"{kind[0]}·{kind[1]}{' (block scales)' if block else ''}→{out_t}",
                                step=name, rel_err=err, tol=bound, ok=err <= bound,
                                note=f"{out_t} out" + ((", block scales" if block else ", per-tensor scales")
-                                                      if eight else ""), compile_s=0.0)
+                                                      if eight else "") + (", use_fast_accum" if fast else ""),
+                               compile_s=0.0)
                     print(f"{name:>34} {row['types']} {size}: checked, rel err {err:.2e}", file=out, flush=True)
                     timed.append((row, launches))
         _time_in_rounds(timed, args, M * N * K, events, out)

@@ -111,9 +111,11 @@ class _Torch:
             return math.inf
         return float(t.linalg.norm(Ct - ref) / t.linalg.norm(ref))
 
-    def cublas(self, A, B):
+    def cublas(self, A, B, fast_accum=False):
         """cuBLAS on the same operands: ``A @ B.T`` in fp16 out, or for 8-bit operands
-        ``torch._scaled_mm`` with the per-tensor scales, bf16 out."""
+        ``torch._scaled_mm`` with the scales, bf16 out; ``fast_accum``: its ``use_fast_accum``
+        (accumulate all of K in the MMA's accumulators, as step 7 does, instead of adding partial
+        sums into f32 registers as it goes, the default)."""
         t = self.torch
         if isinstance(A, tuple):
             BT = B[0].T                               # column-major, as _scaled_mm wants
@@ -121,11 +123,12 @@ class _Torch:
                 sa, sb = A[1], B[1]
             else:                                      # blockwise: A's (M, K/128), B's as (K/128, N/128)
                 sa, sb = A[1].T.contiguous().T, B[1].T
+            kw = dict(scale_a=sa, scale_b=sb, out_dtype=t.bfloat16, use_fast_accum=fast_accum)
             try:
-                first = t._scaled_mm(A[0], BT, scale_a=sa, scale_b=sb, out_dtype=t.bfloat16)
+                first = t._scaled_mm(A[0], BT, **kw)
             except Exception as e:  # noqa: BLE001 - this torch or GPU has no such recipe: say so
                 return None, f"torch._scaled_mm refused these scales: {str(e).splitlines()[0][:160]}"
-            return (lambda: t._scaled_mm(A[0], BT, scale_a=sa, scale_b=sb, out_dtype=t.bfloat16)), first
+            return (lambda: t._scaled_mm(A[0], BT, **kw)), first
         out = t.empty((A.shape[0], B.shape[0]), dtype=t.float16, device="cuda")
         BT = B.T
         return lambda: t.matmul(A, BT, out=out), out
@@ -205,7 +208,7 @@ class _Numpy(_Torch):
             return math.inf
         return float(np.linalg.norm(c - r) / np.linalg.norm(r))
 
-    def cublas(self, A, B):
+    def cublas(self, A, B, fast_accum=False):
         return None, None
 
 

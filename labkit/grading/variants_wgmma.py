@@ -35,6 +35,7 @@ BOOK = dict(
     x14=("e4m3", 3.3),
     cfg15=("e4m3", "e4m3", 256, 2),
     pp16=(5, 64, 6),
+    cl17=(2, 256, 1, 32, 16, 5),
 )
 
 WHERE = dict(
@@ -53,6 +54,7 @@ WHERE = dict(
     x14="question 14: (8-bit format, value)",
     cfg15="question 15: (A's type, B's type, N of the tile, consumer warpgroups)",
     pp16="question 16: (the CTA's tile seq, k-tiles a tile, stages) of a ping-pong consumer",
+    cl17="question 17: (consumers, bn, rank, tiles_m, tiles_n, scheduler index) in a cluster of 2",
 )
 
 
@@ -181,9 +183,19 @@ def _q16(n):
     return (seq % 2, pos, pos % stages, (pos // stages) & 1)
 
 
+def _q17(n):
+    from ..cuda.kernels.ladder.gemm_wgmma_config import WgmmaConfig
+    from ..cuda.kernels.ladder.gemm_wgmma_schedule import raster
+
+    consumers, bn, rank, tiles_m, tiles_n, index = n.cl17
+    cfg = WgmmaConfig(consumers=consumers, bn=bn, cluster=2)
+    return (consumers * cfg.cluster, cfg.a_bytes + rank * (bn // cfg.cluster) * 128,
+            raster(cfg, index, tiles_m, tiles_n)[rank])
+
+
 QUESTIONS = {"q2": _q2, "q3": _q3, "q4": _q4, "q5": _q5, "q6": _q6, "q7": _q7, "q8": _q8,
              "q9": _q9, "q10": _q10, "q11": _q11, "q12": _q12, "q13": _q13, "q14": _q14, "q15": _q15,
-             "q16": _q16}
+             "q16": _q16, "q17": _q17}
 
 
 class _N:
@@ -275,9 +287,15 @@ def _draw_q16(rng):
     return dict(pp16=(rng.randrange(2, 40), rng.choice((16, 32, 48, 64, 96, 128)), rng.choice((3, 4, 5, 6, 7))))
 
 
+def _draw_q17(rng):
+    tiles_m, tiles_n = rng.randrange(3, 60), rng.randrange(2, 40)
+    return dict(cl17=(rng.choice((1, 2)), rng.choice((64, 128, 256)), rng.choice((0, 1)), tiles_m, tiles_n,
+                      rng.randrange(-(-tiles_m // 2) * tiles_n)))
+
+
 _DRAWS = {"q2": _draw_q2, "q3": _draw_q3, "q4": _draw_q4, "q5": _draw_q5, "q6": _draw_q6, "q7": _draw_q7,
           "q8": _draw_q8, "q9": _draw_q9, "q10": _draw_q10, "q11": _draw_q11, "q12": _draw_q12,
-          "q13": _draw_q13, "q14": _draw_q14, "q15": _draw_q15, "q16": _draw_q16}
+          "q13": _draw_q13, "q14": _draw_q14, "q15": _draw_q15, "q16": _draw_q16, "q17": _draw_q17}
 
 
 def numbers(seed: int) -> tuple[dict, list]:
