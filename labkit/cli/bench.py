@@ -346,23 +346,27 @@ def _time_in_rounds(timed, args, mnk, events, out):
     from numba import cuda
 
     per = {id(r): [] for r, _ in timed}
+    host = {id(r): [] for r, _ in timed}
     used = {}
     for _ in range(args.runs):
         for row, launches in timed:
-            med, best, n, projected = bench_backends.time_launches(
+            med, best, n, projected, host_ms = bench_backends.time_launches(
                 launches, args.warmup, args.reps, args.max_seconds, cuda.synchronize, events)
             per[id(row)].append(med)
+            host[id(row)].append(host_ms)
             used[id(row)] = (n, projected)
     for row, _ in timed:
         med, spread = _spread(per[id(row)])
         n, projected = used[id(row)]
         row.update(ms=med, best_ms=min(per[id(row)]), tflops=2.0 * mnk / med / 1e9, spread=spread,
-                   runs=len(per[id(row)]), reps=n, run_ms=" ".join(f"{t:.4f}" for t in per[id(row)]))
+                   runs=len(per[id(row)]), reps=n, run_ms=" ".join(f"{t:.4f}" for t in per[id(row)]),
+                   host_us=1e3 * statistics.median(host[id(row)]))
         if n < args.reps:
             row["note"] = (row["note"] + "; " if row["note"] else "") + \
                 f"{n} reps: {args.reps} would take {projected:.0f} s"
         print(f"{row['step']:>34} {row['types']} {row['size']}: {row['tflops']:8.1f} TFLOP/s "
-              f"median of {row['runs']} runs {med:.4f} ms (spread {spread:.1%}), {n} launches a run",
+              f"median of {row['runs']} runs {med:.4f} ms (spread {spread:.1%}), {n} launches a run, "
+              f"host {row['host_us']:.1f} us to issue one",
               file=out, flush=True)
 
 

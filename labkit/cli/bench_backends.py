@@ -6,14 +6,16 @@ a cuBLAS launch of the same product. :func:`time_launches` times launches betwee
 (:func:`numba_events` or :func:`torch_events`) and gives their median.
 
 >>> pair = lambda: ((lambda: None), (lambda: None), (lambda: 2.0))
->>> time_launches([lambda: None], 1, 5, 10.0, lambda: None, pair)
-(2.0, 2.0, 5, 0.01)
+>>> med, best, used, projected, host_ms = time_launches([lambda: None], 1, 5, 10.0, lambda: None, pair)
+>>> (med, best, used, projected), type(host_ms).__name__
+((2.0, 2.0, 5, 0.01), 'float')
 """
 
 from __future__ import annotations
 
 import math
 import statistics
+import time
 
 __all__ = ["backend", "time_launches", "numba_events", "torch_events"]
 
@@ -232,7 +234,10 @@ def backend():
 
 
 def time_launches(launches, warmup, reps, max_seconds, sync, event_pair):
-    """Median milliseconds of ``launches`` (cycled) and the repetitions used."""
+    """``(median ms, best ms, repetitions used, projected seconds of reps, host ms a launch)`` of
+    ``launches`` (cycled), each between two events. The host time is the wall time the timed loop
+    took to *issue* each launch and its events (nothing waits for the GPU inside it): where it is
+    longer than a kernel, the GPU idles between launches and the events count that idle time."""
     for i in range(warmup):
         launches[i % len(launches)]()
     sync()
@@ -247,13 +252,15 @@ def time_launches(launches, warmup, reps, max_seconds, sync, event_pair):
     if first * reps / 1e3 > max_seconds:
         used = max(3, int(max_seconds * 1e3 // first))
     pairs = [event_pair() for _ in range(used)]
+    t0 = time.perf_counter()
     for i, (start, stop, _) in enumerate(pairs):
         start()
         launches[i % len(launches)]()
         stop()
+    host_ms = (time.perf_counter() - t0) * 1e3 / used
     sync()
     times = [e() for _, _, e in pairs]
-    return statistics.median(times), min(times), used, first * reps / 1e3
+    return statistics.median(times), min(times), used, first * reps / 1e3, host_ms
 
 
 def numba_events():
