@@ -13,9 +13,9 @@ the configuration without it, with it, and the change.
 
 from __future__ import annotations
 
-__all__ = ["ABLATION", "configs", "table"]
+from labkit.cuda.kernels.ladder.gemm_wgmma_config import ABLATION  # the pairs live with the configurations
 
-from labkit.cuda.kernels.ladder.gemm_wgmma_config import ABLATION  # noqa: E402 - the pairs live with the configs
+__all__ = ["ABLATION", "configs", "table"]
 
 
 def configs() -> list[str]:
