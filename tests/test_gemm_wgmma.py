@@ -257,6 +257,37 @@ def test_the_tma_store_epilogue_stages_swizzled_boxes_and_stores_each_once():
     assert cfg.smem_bytes() == 3 * (128 + 256) * 128 + 2 * 64 * 256 * 2 + 16 * 3 + 1024 <= 227 * 1024
 
 
+def test_two_boxes_of_room_send_a_tile_in_two_rounds_and_leave_room_for_four_stages():
+    import re
+
+    cfg = gemm_wgmma.CONFIGS["128x256x64s4-tma"]
+    calls = [s for s in gemm_wgmma.statements(cfg) if s.phase == "epilogue"]
+    seq = [s.call for s in calls if s.call in ("cp_async_bulk_wait_group_read", "bar_sync_named", "st_shared_u32",
+                                                "fence_proxy_async_shared_cta", "tma_store_2d",
+                                                "cp_async_bulk_commit_group")]
+    one = (["cp_async_bulk_wait_group_read", "bar_sync_named"] + ["st_shared_u32"] * 32
+           + ["fence_proxy_async_shared_cta", "bar_sync_named", "tma_store_2d", "tma_store_2d",
+              "cp_async_bulk_commit_group"])
+    assert seq == one + one          # each round waits until the room was read, then reuses it
+    stores = [s.text for s in calls if s.call == "tma_store_2d"]
+    # columns 0, 64 from the room's two boxes, then 128, 192 from the same two boxes
+    assert [re.search(r"n0 \+ (\d+)", t).group(1) for t in stores] == ["0", "64", "128", "192"]
+    assert [re.search(r"stg \+ (\d+)", t).group(1) for t in stores] == ["0", "8192", "0", "8192"]
+    offsets = [int(s.text.rsplit(",", 1)[1].rstrip(")")) for s in calls if s.call == "st_shared_u32"]
+    assert max(offsets) < 2 * 8192
+    # 4 stages of A and B, 2 consumers x 2 boxes of 64 x 64 f16, 2 mbarriers a stage, 1 KB slack
+    assert cfg.smem_bytes() == 4 * (128 + 256) * 128 + 2 * 2 * 64 * 64 * 2 + 16 * 4 + 1024 <= 227 * 1024
+
+
+@pytest.mark.parametrize("kw", [dict(stages_d=2), dict(c="f16", epilogue="tma", stages_d=3),
+                                dict(c="f16", epilogue="tma", stages_d=8)])
+def test_stages_d_is_checked(kw):
+    from labkit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="stages_d stages a divisor of bn / 64"):
+        gemm_wgmma.WgmmaConfig(**kw)
+
+
 def test_a_warps_staged_stores_of_one_column_block_hit_32_banks():
     """The 128-byte swizzle (16-byte chunk j of row r at chunk j ^ (r % 8)) against the bank rule
     (32 banks of 4 bytes): lane l stores row l // 4 (+8), bytes 4 (l % 4) of column block j."""
@@ -479,3 +510,26 @@ def test_a_cluster_launch_numbers_ctas_in_pairs():
     out = cuda.to_device(np.full(8, 99, np.uint32))
     _numba.launch_cluster(ranks.compile((numba.uint32[::1],)), 8, 32, 0, 2, (out,))
     assert out.copy_to_host().tolist() == [0, 11, 20, 31, 40, 51, 60, 71]
+
+
+@pytest.mark.gpu
+def test_a_prepared_launch_runs_each_time_and_refuses_host_arrays():
+    # marshalled once, launched twice: both launches land; a host array would be copied in and
+    # back on every launch, which a prepared launch cannot do, so it is refused by name
+    import numba
+    from numba import cuda
+
+    from labkit.cuda import _numba
+
+    @cuda.jit
+    def bump(out, by):
+        out[cuda.blockIdx.x * cuda.blockDim.x + cuda.threadIdx.x] += by
+
+    compiled = bump.compile((numba.int32[::1], numba.int32))
+    out = cuda.to_device(np.arange(64, dtype=np.int32))
+    go = _numba.prepared_launch(compiled, 2, 32, 0, (out, np.int32(5)))
+    go()
+    go()
+    assert out.copy_to_host().tolist() == [i + 10 for i in range(64)]
+    with pytest.raises(DeviceError, match="args: a prepared launch takes device arrays"):
+        _numba.prepared_launch(compiled, 2, 32, 0, (np.zeros(64, np.int32), np.int32(1)))

@@ -33,7 +33,7 @@ __all__ = ["NumbaBoundaryError", "WRITTEN_FOR", "NUMBA_CUDA_VERSION", "SIMULATED
            "intrinsic", "intrinsic_prefer_literal", "types", "TypingError", "cgutils_get_item_pointer", "cgutils_unpack_tuple",
            "ir", "simulator_shared_class", "simulator_thread", "simulator_aborted", "simulator_array", "as_dtype", "NumbaType", "driver_version",
            "element_pointer_as_int", "index_values", "inline_asm", "fixed_arity", "kernel_set_attribute",
-           "driver_api", "launch_cluster", "max_active_clusters"]
+           "driver_api", "launch_cluster", "prepared_launch", "max_active_clusters"]
 
 WRITTEN_FOR = "0.30"
 """The numba-cuda release series this boundary was written and tested against."""
@@ -213,14 +213,22 @@ def inline_asm(builder, ret, args, text, constraints, values, side_effect=True):
     return builder.call(asm, list(values))
 
 
-def launch_cluster(kernel, grid, block, shared_bytes, cluster, args):
-    """Launch ``kernel`` (a dispatcher's compiled overload: ``dispatcher.compile(signature)``) in
-    thread-block clusters of ``cluster`` CTAs along x (GPU only): ``grid`` counts CTAs and must be a
-    multiple of ``cluster``.
+def prepared_launch(kernel, grid, block, shared_bytes, args, cluster=1):
+    """A no-argument function that launches ``kernel`` (a dispatcher's compiled overload:
+    ``dispatcher.compile(signature)``) on ``args``, marshalled once (GPU only).
 
-    numba-cuda's own launch builds cuda.core's ``LaunchConfig`` without a cluster; this one marshals
-    the arguments the way numba-cuda does (each overload's ``_prepare_args``) and hands them to
-    cuda.core's ``launch`` with ``LaunchConfig(cluster=...)``, on the default stream.
+    numba-cuda's ``kernel[grid, block](*args)`` types every argument, picks the overload and
+    marshals the arguments again on each call, which costs more host time than a short kernel
+    runs. This marshals them here, the way numba-cuda does (the overload's ``_prepare_args``),
+    builds cuda.core's ``LaunchConfig`` once, and each call hands both to cuda.core's ``launch`` on
+    the default stream. ``args`` must be device arrays and scalars (nothing is copied back), and
+    stay alive as long as the function. ``cluster`` > 1 launches thread-block clusters of that many
+    CTAs along x: ``grid`` counts CTAs and must be a multiple of it.
+
+    >>> prepared_launch(None, 3, 32, 0, (), cluster=2)
+    Traceback (most recent call last):
+    ...
+    labkit.errors.DeviceError: grid: a cluster launch needs a grid of whole clusters (a positive multiple of cluster=2); got grid=3
     """
     if cluster < 1 or grid < cluster or grid % cluster:
         raise DeviceError(f"grid: a cluster launch needs a grid of whole clusters (a positive multiple of "
@@ -232,9 +240,23 @@ def launch_cluster(kernel, grid, block, shared_bytes, cluster, args):
     kernelargs, retr = [], []
     for t, v in zip(kernel.argument_types, args):
         kernel._prepare_args(t, v, stream, retr, kernelargs)
-    config = LaunchConfig(grid=(grid // cluster, 1, 1), cluster=(cluster, 1, 1), block=(block, 1, 1),
-                          shmem_size=shared_bytes)
-    launch(stream, config, kernel._codelibrary.get_cufunc().kernel, *kernelargs)
+    if retr:
+        raise DeviceError("args: a prepared launch takes device arrays (cuda.to_device), not host arrays "
+                          "that would be copied back after each launch")
+    shape = dict(cluster=(cluster, 1, 1)) if cluster > 1 else {}
+    config = LaunchConfig(grid=(grid // cluster, 1, 1), block=(block, 1, 1), shmem_size=shared_bytes, **shape)
+    function = kernel._codelibrary.get_cufunc().kernel
+
+    def run():
+        launch(stream, config, function, *kernelargs)
+
+    return run
+
+
+def launch_cluster(kernel, grid, block, shared_bytes, cluster, args):
+    """Launch ``kernel`` once in thread-block clusters of ``cluster`` CTAs along x
+    (:func:`prepared_launch`, called once)."""
+    prepared_launch(kernel, grid, block, shared_bytes, args, cluster)()
 
 
 def max_active_clusters(kernel, block, shared_bytes, cluster):

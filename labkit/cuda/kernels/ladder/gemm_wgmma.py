@@ -407,24 +407,16 @@ def launch(A, B, C, acc, sm, config=DEFAULT, alpha=1.0, scales=None):
     smem = cfg.smem_bytes()
     set_dynamic_shared(kernel.dispatcher, smem)
     sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
-    keep = (A, B, maps)  # the tensor maps point into A and B: keep them alive with the launch
-    if cfg.cluster > 1:
-        from labkit.cuda import _numba
+    keep = (A, B, C1, maps, scale_args)  # the tensor maps point into A and B: keep them alive with the launch
+    from labkit.cuda import _numba
 
-        C_ = cfg.cluster
-        fits = _numba.max_active_clusters(compiled, cfg.threads, smem, C_) or sms // C_
-        grid = C_ * min(fits, ceil_div(ceil_div(M, cfg.bm), C_) * ceil_div(N, cfg.bn))
-
-        def run():
-            _numba.launch_cluster(compiled, grid, cfg.threads, smem, C_, args)
-            return keep
-
-        return run
-    grid = min(sms, ceil_div(M, cfg.bm) * ceil_div(N, cfg.bn))
-    configured = kernel.dispatcher[(grid,), (cfg.threads,), 0, smem]
+    C_ = cfg.cluster
+    tiles = ceil_div(ceil_div(M, cfg.bm), C_) * ceil_div(N, cfg.bn)      # tiles of one CTA, or cluster
+    fits = (_numba.max_active_clusters(compiled, cfg.threads, smem, C_) or sms // C_) if C_ > 1 else sms
+    go = _numba.prepared_launch(compiled, C_ * min(fits, tiles), cfg.threads, smem, args, C_)
 
     def run():
-        configured(*args)
+        go()
         return keep
 
     return run

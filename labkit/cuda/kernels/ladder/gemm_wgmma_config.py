@@ -45,7 +45,9 @@ class WgmmaConfig:
     main loop has the tensor cores; ``epilogue``: ``"direct"`` (each thread stores its accumulators
     to global memory) or ``"tma"`` (a warpgroup writes its rows of C, rounded to f16 or bf16, into
     shared memory in the 128-byte swizzle and one thread stores them with TMA, CUTLASS's
-    TMA-store epilogue); ``block_scales``: 8-bit operands with a scale per 1 x 128 block of A and per
+    TMA-store epilogue); ``stages_d``: boxes of 64 x 64 a consumer stages at once in the TMA-store
+    epilogue (CUTLASS's ``StagesD``; 0: all ``bn / 64`` of its rows): fewer leave room for a fourth
+    stage of A and B, and the boxes go out in rounds that reuse the room; ``block_scales``: 8-bit operands with a scale per 1 x 128 block of A and per
     128 x 128 block of B (the fp8 training recipe): each k-tile's products are summed apart and added
     to the f32 accumulators times their two scales; ``cluster``: CTAs launched as one cluster, on
     tiles one above the other (CUTLASS's ``ClusterShape`` of (2, 1, 1)): they share the tile of B,
@@ -64,6 +66,7 @@ class WgmmaConfig:
     scaled: bool = False
     pingpong: bool = False
     epilogue: str = "direct"
+    stages_d: int = 0
     block_scales: bool = False
     cluster: int = 1
 
@@ -84,6 +87,11 @@ class WgmmaConfig:
         if self.epilogue == "tma" and (c.bits != 16 or self.pingpong):
             raise ConfigError("config: the TMA-store epilogue stores 16-bit C (f16, bf16) from cooperative "
                               f"consumers; got c={self.c!r}, pingpong={self.pingpong}")
+        boxes = self.bn // 64
+        if self.stages_d and (self.epilogue != "tma" or not 1 <= self.stages_d <= boxes or boxes % self.stages_d):
+            raise ConfigError(f"config: stages_d stages a divisor of bn / 64 = {boxes} boxes of C at once in the "
+                              f"TMA-store epilogue (0: all); got stages_d={self.stages_d!r}, "
+                              f"epilogue={self.epilogue!r}")
         if self.block_scales and (a.bits != 8 or self.pingpong or self.scaled or self.bn != 128):
             raise ConfigError("config: block scales are for 8-bit operands, cooperative consumers, N = 128 "
                               "(a partial and a total accumulator a thread) and no per-tensor alpha; got "
@@ -127,9 +135,18 @@ class WgmmaConfig:
                 + 1024)
 
     @property
+    def boxes_d(self):
+        """Boxes of 64 rows x 64 columns of 16-bit C a consumer stages at once (a round)."""
+        return (self.stages_d or self.bn // 64) if self.epilogue == "tma" else 0
+
+    @property
     def staging_bytes(self):
-        """Shared memory the TMA-store epilogue stages C in: each consumer's 64 rows of 16-bit C."""
-        return self.consumers * 64 * self.bn * 2 if self.epilogue == "tma" else 0
+        """Shared memory the TMA-store epilogue stages C in: a round of each consumer's boxes.
+
+        >>> CONFIGS["128x256x64s3-tma"].staging_bytes, CONFIGS["128x256x64s4-tma"].staging_bytes
+        (65536, 32768)
+        """
+        return self.consumers * self.boxes_d * 64 * 128
 
 
 CONFIGS = {
@@ -140,6 +157,8 @@ CONFIGS = {
     "128x256x64s4g1": WgmmaConfig(group_m=1),
     "128x256x64s3-tma": WgmmaConfig(stages=3, c="f16", epilogue="tma"),
     "128x256x128s3-e4m3-tma": WgmmaConfig(stages=3, a="e4m3", b="e4m3", c="bf16", scaled=True, epilogue="tma"),
+    "128x256x64s4-tma": WgmmaConfig(c="f16", epilogue="tma", stages_d=2),
+    "128x256x128s4-e4m3-tma": WgmmaConfig(a="e4m3", b="e4m3", c="bf16", scaled=True, epilogue="tma", stages_d=2),
     "128x128x128s6-e4m3": WgmmaConfig(bn=128, stages=6, a="e4m3", b="e4m3", c="bf16", scaled=True),
     "128x128x128s6-e4m3-bs": WgmmaConfig(bn=128, stages=6, a="e4m3", b="e4m3", c="bf16", block_scales=True),
     "128x128x64s6pp": WgmmaConfig(bn=128, stages=6, pingpong=True),

@@ -11,7 +11,8 @@ different banks), every thread fences its stores for the async proxy (``fence.pr
 the warpgroup meets at a named barrier, and one thread hands the boxes to the TMA unit
 (``cp.async.bulk.tensor`` global <- shared), which clips what lies outside C, so no thread tests
 a bound. Before the warpgroup writes the staging buffer again, that thread waits until the
-previous tile's stores have read it (``cp.async.bulk.wait_group.read 0``).
+previous stores have read it (``cp.async.bulk.wait_group.read 0``). With ``stages_d`` boxes of
+room (fewer than a row of the tile has), the boxes go out in rounds through the same room.
 
 >>> from labkit.cuda.kernels.ladder.gemm_wgmma_config import CONFIGS
 >>> staged_chunk(j=3, row=13), CONFIGS["128x256x64s3-tma"].staging_bytes
@@ -90,20 +91,29 @@ def _direct(w, cfg, acc, rows):
 
 
 def _tma(w, cfg, acc):
-    per = 64 * cfg.bn * 2                                  # one consumer's 64 rows of 16-bit C
+    per = cfg.boxes_d * BOX_BYTES                          # one consumer's room: a round of boxes
     base = cfg.stages * cfg.stage_bytes
     cvt = f"cvt_rn_{cfg.c}x2_f32"
+    for r in range(cfg.bn // 64 // cfg.boxes_d):
+        _tma_round(w, cfg, acc, cvt, r, f"uint32(sbase + {base} + c * {per})")
+
+
+def _tma_round(w, cfg, acc, cvt, r, room):
+    first = r * cfg.boxes_d                                # the round's first box of 64 columns
     with w.concept("tCsC"):
-        w.comment("the staging buffer is free once the previous tile's TMA stores have read it")
+        w.comment("the staging buffer is free once the previous " + ("round's" if r else "tile's")
+                  + " TMA stores have read it")
         with w.block("if t == 0:"):
             w.code("cp_async_bulk_wait_group_read()", call="cp_async_bulk_wait_group_read")
         w.code("bar_sync_named(1 + c, 128)", call="bar_sync_named")
-        w.comment(f"boxes of 64 rows x 128 bytes, 128-byte swizzle: column block j of row r at chunk (j % 8) ^ (r % 8)")
-        w.code(f"stg = uint32(sbase + {base} + c * {per})")
-        w.code("lrow = uint32(lane // 4)")
-        w.code("at = uint32(stg + (16 * warp + lrow) * 128 + 4 * (lane % 4))")
-        for j in range(cfg.bn // 8):
-            box = (j // 8) * BOX_BYTES
+        if r == 0:
+            w.comment("boxes of 64 rows x 128 bytes, 128-byte swizzle: column block j of row r at chunk "
+                      "(j % 8) ^ (r % 8)")
+            w.code(f"stg = {room}")
+            w.code("lrow = uint32(lane // 4)")
+            w.code("at = uint32(stg + (16 * warp + lrow) * 128 + 4 * (lane % 4))")
+        for j in range(8 * first, 8 * (first + cfg.boxes_d)):
+            box = (j // 8 - first) * BOX_BYTES
             for hi in (0, 1):
                 x, y = _scaled(cfg, acc, 4 * j + 2 * hi), _scaled(cfg, acc, 4 * j + 2 * hi + 1)
                 w.code(f"p = {cvt}({y}, {x})", call=cvt, repeat="cvt")
@@ -113,8 +123,9 @@ def _tma(w, cfg, acc):
         w.code("fence_proxy_async_shared_cta()", call="fence_proxy_async_shared_cta")
         w.code("bar_sync_named(1 + c, 128)", call="bar_sync_named")
     with w.concept("tCgC"), w.block("if t == 0:"):
-        w.comment("one thread stores the boxes; TMA leaves out what lies past M or N")
-        for b in range(cfg.bn // 64):
-            w.code(f"tma_store_2d(maps, 32, int32(n0 + {64 * b}), int32(m0 + 64 * c), uint32(stg + {b * BOX_BYTES}))",
-                   call="tma_store_2d")
+        if r == 0:
+            w.comment("one thread stores the boxes; TMA leaves out what lies past M or N")
+        for b in range(first, first + cfg.boxes_d):
+            w.code(f"tma_store_2d(maps, 32, int32(n0 + {64 * b}), int32(m0 + 64 * c), "
+                   f"uint32(stg + {(b - first) * BOX_BYTES}))", call="tma_store_2d")
         w.code("cp_async_bulk_commit_group()", call="cp_async_bulk_commit_group")
