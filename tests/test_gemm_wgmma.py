@@ -534,3 +534,19 @@ def test_a_prepared_launch_runs_each_time_and_refuses_host_arrays():
     assert out.copy_to_host().tolist() == [i + 10 for i in range(64)]
     with pytest.raises(DeviceError, match="args: a prepared launch takes device arrays"):
         _numba.prepared_launch(compiled, 2, 32, 0, (np.zeros(64, np.int32), np.int32(1)))
+
+
+def test_the_ablation_table_shows_only_pairs_its_run_timed():
+    # every row of the recorded table is a pair whose two configurations the run timed at some size;
+    # every pair the run timed at some size has its row
+    from labkit.cuda.kernels.ladder.gemm_wgmma_config import ABLATION
+    from labkit.lab import measurements
+    from labkit.lab.measurement_records import record, run_name
+
+    rows = record(run_name("gemm-hopper-ablation"))["ladder"]
+    timed = {(r["size"], r.get("config")) for r in rows if r["step"] == "wgmma"}
+    sizes = {s for s, _ in timed}
+    want = [what for what, a, b in ABLATION if any((n, a) in timed and (n, b) in timed for n in sizes)]
+    lines = str(measurements.ablation("gemm-hopper-ablation")).splitlines()[1:]
+    assert want and [w for w in want if any(line.startswith(w) for line in lines)] == want
+    assert len(lines) == len(want)

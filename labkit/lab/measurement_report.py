@@ -370,7 +370,8 @@ def ablation(run: str = "gemm-hopper-ablation", results: Path | str = RESULTS) -
     """Step 7's ablation from one run: per technique (:data:`labkit.cuda.kernels.ladder.gemm_wgmma_config.ABLATION`), the
     configuration without it and with it, TFLOP/s of each per size and the change, with the larger of
     the two figures' spreads ((max - min) / median of the run's rounds) beside it: a change smaller
-    than that spread is not told apart from the noise.
+    than that spread is not told apart from the noise. A pair the run did not time at any size
+    (one added to :data:`ABLATION` after the run) is left out, not shown empty.
 
     >>> print(str(ablation()).splitlines()[0])  # doctest: +NORMALIZE_WHITESPACE
     technique  without  with  4096³ without  with  change (spread)  8192³ without  with  change (spread)
@@ -388,6 +389,8 @@ def ablation(run: str = "gemm-hopper-ablation", results: Path | str = RESULTS) -
         head += [f"{_problem(n)[1]} without", "with", "change (spread)"]
     out = []
     for what, without, with_ in ABLATION:
+        if not any((n, without) in by and (n, with_) in by for n in sizes):
+            continue
         cells = [(what, escape(what)), (without, escape(without)), (with_, escape(with_))]
         for n in sizes:
             a, b = by.get((n, without)), by.get((n, with_))
