@@ -311,7 +311,7 @@ def test_the_inline_ptx_entries_compile_to_their_registry_text():
         g.bar_sync_named(1, 128)
         g.tma_store_2d(maps, 16, 0, 0, addr)
         g.cp_async_bulk_commit_group()
-        g.cp_async_bulk_wait_group_read()
+        g.cp_async_bulk_wait_group_read(0)
         g.cp_async_bulk_wait_group()
         cl.tma_load_2d_multicast(addr, maps, 0, 0, 0, baddr, 3)
         cl.mbarrier_arrive_cluster(baddr, cl.cluster_ctarank())

@@ -24,8 +24,9 @@ name                                                   PTX                      
                                                        .bulk_group``: shared ``src`` to the box at
                                                        (c0, c1) of the tensor map at ``&maps[index]``
 ``cp_async_bulk_commit_group()``,                      ``cp.async.bulk.commit_group``,               90
-``cp_async_bulk_wait_group_read()``,                   ``cp.async.bulk.wait_group.read 0`` (the
-``cp_async_bulk_wait_group()``                         stores have read shared memory),
+``cp_async_bulk_wait_group_read(n)``,                  ``cp.async.bulk.wait_group.read n`` (all but
+``cp_async_bulk_wait_group()``                         the ``n`` newest groups have read shared
+                                                       memory; ``n`` a literal),
                                                        ``cp.async.bulk.wait_group 0`` (done)
 ``cvt_rn_f16x2_f32(a, b)``                              ``cvt.rn.f16x2.f32``: ``a`` and ``b`` rounded     80
                                                        to f16, ``a`` in the upper half of the u32
@@ -284,7 +285,21 @@ def _gpu_bindings():
 
     bar_sync_named = void_asm("bar_sync_named", 2)
     cp_async_bulk_commit_group = void_asm("cp_async_bulk_commit_group", 0)
-    cp_async_bulk_wait_group_read = void_asm("cp_async_bulk_wait_group_read", 0)
+    @intrinsic
+    def cp_async_bulk_wait_group_read(typingctx, n):
+        """Wait until all but the ``n`` newest bulk groups of this thread have read their shared
+        memory; ``n`` is a literal (the instruction's immediate)."""
+        if not isinstance(n, types.IntegerLiteral) or not 0 <= int(n.literal_value) < 64:
+            raise TypingError(f"cp_async_bulk_wait_group_read: n must be a literal integer in [0, 64); got {n}")
+        text = PTX["cp_async_bulk_wait_group_read"].replace("$n", str(int(n.literal_value)))
+
+        def codegen(context, builder, sig, args):
+            fnty = ir.FunctionType(ir.VoidType(), [])
+            builder.call(ir.InlineAsm(fnty, text, "~{memory}", side_effect=True), [])
+            return context.get_dummy_value()
+
+        return types.void(n), codegen
+
     cp_async_bulk_wait_group = void_asm("cp_async_bulk_wait_group", 0)
     return (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
             cvt_rn_f16x2_f32, cvt_rn_bf16x2_f32, mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,

@@ -45,9 +45,9 @@ class WgmmaConfig:
     main loop has the tensor cores; ``epilogue``: ``"direct"`` (each thread stores its accumulators
     to global memory) or ``"tma"`` (a warpgroup writes its rows of C, rounded to f16 or bf16, into
     shared memory in the 128-byte swizzle and one thread stores them with TMA, CUTLASS's
-    TMA-store epilogue); ``stages_d``: boxes of 64 x 64 a consumer stages at once in the TMA-store
-    epilogue (CUTLASS's ``StagesD``; 0: all ``bn / 64`` of its rows): fewer leave room for a fourth
-    stage of A and B, and the boxes go out in rounds that reuse the room; ``block_scales``: 8-bit operands with a scale per 1 x 128 block of A and per
+    TMA-store epilogue); ``stages_d``: slots of one 64 x 64 box of C each that a consumer's TMA-store
+    epilogue cycles through, a box a bulk group (CUTLASS's ``StagesD``; 0: room for all ``bn / 64``
+    boxes of its rows, stored as one group): fewer leave room for a fourth stage of A and B; ``block_scales``: 8-bit operands with a scale per 1 x 128 block of A and per
     128 x 128 block of B (the fp8 training recipe): each k-tile's products are summed apart and added
     to the f32 accumulators times their two scales; ``cluster``: CTAs launched as one cluster, on
     tiles one above the other (CUTLASS's ``ClusterShape`` of (2, 1, 1)): they share the tile of B,
@@ -89,8 +89,8 @@ class WgmmaConfig:
                               f"consumers; got c={self.c!r}, pingpong={self.pingpong}")
         boxes = self.bn // 64
         if self.stages_d and (self.epilogue != "tma" or not 1 <= self.stages_d <= boxes or boxes % self.stages_d):
-            raise ConfigError(f"config: stages_d stages a divisor of bn / 64 = {boxes} boxes of C at once in the "
-                              f"TMA-store epilogue (0: all); got stages_d={self.stages_d!r}, "
+            raise ConfigError(f"config: stages_d is a divisor of bn / 64 = {boxes}, the slots of C's boxes the "
+                              f"TMA-store epilogue cycles through (0: room for all); got stages_d={self.stages_d!r}, "
                               f"epilogue={self.epilogue!r}")
         if self.block_scales and (a.bits != 8 or self.pingpong or self.scaled or self.bn != 128):
             raise ConfigError("config: block scales are for 8-bit operands, cooperative consumers, N = 128 "
@@ -136,12 +136,12 @@ class WgmmaConfig:
 
     @property
     def boxes_d(self):
-        """Boxes of 64 rows x 64 columns of 16-bit C a consumer stages at once (a round)."""
+        """Boxes of 64 rows x 64 columns of 16-bit C a consumer has room for."""
         return (self.stages_d or self.bn // 64) if self.epilogue == "tma" else 0
 
     @property
     def staging_bytes(self):
-        """Shared memory the TMA-store epilogue stages C in: a round of each consumer's boxes.
+        """Shared memory the TMA-store epilogue stages C in: each consumer's room of boxes.
 
         >>> CONFIGS["128x256x64s3-tma"].staging_bytes, CONFIGS["128x256x64s4-tma"].staging_bytes
         (65536, 32768)

@@ -11,8 +11,10 @@ different banks), every thread fences its stores for the async proxy (``fence.pr
 the warpgroup meets at a named barrier, and one thread hands the boxes to the TMA unit
 (``cp.async.bulk.tensor`` global <- shared), which clips what lies outside C, so no thread tests
 a bound. Before the warpgroup writes the staging buffer again, that thread waits until the
-previous stores have read it (``cp.async.bulk.wait_group.read 0``). With ``stages_d`` boxes of
-room (fewer than a row of the tile has), the boxes go out in rounds through the same room.
+previous tile's stores have read it (``cp.async.bulk.wait_group.read 0``). With ``stages_d`` boxes
+of room (CUTLASS's ``StagesD``), the boxes go out one bulk group each through a ring of that many
+slots: before box ``b`` is written into slot ``b % stages_d``, all but the ``stages_d - 1`` newest
+groups must have read the room (``cp.async.bulk.wait_group.read stages_d - 1``).
 
 >>> from labkit.cuda.kernels.ladder.gemm_wgmma_config import CONFIGS
 >>> staged_chunk(j=3, row=13), CONFIGS["128x256x64s3-tma"].staging_bytes
@@ -91,41 +93,46 @@ def _direct(w, cfg, acc, rows):
 
 
 def _tma(w, cfg, acc):
-    per = cfg.boxes_d * BOX_BYTES                          # one consumer's room: a round of boxes
-    base = cfg.stages * cfg.stage_bytes
     cvt = f"cvt_rn_{cfg.c}x2_f32"
-    for r in range(cfg.bn // 64 // cfg.boxes_d):
-        _tma_round(w, cfg, acc, cvt, r, f"uint32(sbase + {base} + c * {per})")
+    room = f"uint32(sbase + {cfg.stages * cfg.stage_bytes} + c * {cfg.boxes_d * BOX_BYTES})"
+    boxes = range(cfg.bn // 64)
+    if not cfg.stages_d:                      # room for the whole row of boxes: one bulk group a tile
+        _stage(w, cfg, acc, cvt, list(boxes), 0, room, "the previous tile's TMA stores have read it")
+        return
+    for b in boxes:                           # a ring of stages_d boxes: one bulk group a box
+        _stage(w, cfg, acc, cvt, [b], cfg.stages_d - 1, room if b == 0 else None,
+               f"all but the {cfg.stages_d - 1} newest TMA stores have read it" if cfg.stages_d > 1 else
+               "the previous TMA store has read it")
 
 
-def _tma_round(w, cfg, acc, cvt, r, room):
-    first = r * cfg.boxes_d                                # the round's first box of 64 columns
+def _stage(w, cfg, acc, cvt, boxes, pending, room, why):
+    """Stage ``boxes`` (each 64 columns of the consumer's rows) in their slots of the room and
+    store them as one bulk group, once at most ``pending`` newer groups may still read the room."""
+    slot = {b: b % cfg.boxes_d for b in boxes}
     with w.concept("tCsC"):
-        w.comment("the staging buffer is free once the previous " + ("round's" if r else "tile's")
-                  + " TMA stores have read it")
+        w.comment("the staging buffer is free once " + why)
         with w.block("if t == 0:"):
-            w.code("cp_async_bulk_wait_group_read()", call="cp_async_bulk_wait_group_read")
+            w.code(f"cp_async_bulk_wait_group_read({pending})", call="cp_async_bulk_wait_group_read")
         w.code("bar_sync_named(1 + c, 128)", call="bar_sync_named")
-        if r == 0:
-            w.comment("boxes of 64 rows x 128 bytes, 128-byte swizzle: column block j of row r at chunk "
-                      "(j % 8) ^ (r % 8)")
+        if room:
+            w.comment(f"boxes of 64 rows x 128 bytes, 128-byte swizzle: column block j of row r at chunk (j % 8) ^ (r % 8)")
             w.code(f"stg = {room}")
             w.code("lrow = uint32(lane // 4)")
             w.code("at = uint32(stg + (16 * warp + lrow) * 128 + 4 * (lane % 4))")
-        for j in range(8 * first, 8 * (first + cfg.boxes_d)):
-            box = (j // 8 - first) * BOX_BYTES
-            for hi in (0, 1):
-                x, y = _scaled(cfg, acc, 4 * j + 2 * hi), _scaled(cfg, acc, 4 * j + 2 * hi + 1)
-                w.code(f"p = {cvt}({y}, {x})", call=cvt, repeat="cvt")
-                w.code(f"st_shared_u32(at + (({j % 8} ^ lrow) << 4), p, {box + 1024 * hi})", call="st_shared_u32",
-                       repeat="sts")
+        for b in boxes:
+            for j in range(8 * b, 8 * b + 8):
+                for hi in (0, 1):
+                    x, y = _scaled(cfg, acc, 4 * j + 2 * hi), _scaled(cfg, acc, 4 * j + 2 * hi + 1)
+                    w.code(f"p = {cvt}({y}, {x})", call=cvt, repeat="cvt")
+                    w.code(f"st_shared_u32(at + (({j % 8} ^ lrow) << 4), p, {slot[b] * BOX_BYTES + 1024 * hi})",
+                           call="st_shared_u32", repeat="sts")
         w.comment("the generic proxy's stores, visible to the TMA unit (the async proxy), then the warpgroup meets")
         w.code("fence_proxy_async_shared_cta()", call="fence_proxy_async_shared_cta")
         w.code("bar_sync_named(1 + c, 128)", call="bar_sync_named")
     with w.concept("tCgC"), w.block("if t == 0:"):
-        if r == 0:
+        if room:
             w.comment("one thread stores the boxes; TMA leaves out what lies past M or N")
-        for b in range(first, first + cfg.boxes_d):
-            w.code(f"tma_store_2d(maps, 32, int32(n0 + {64 * b}), int32(m0 + 64 * c), "
-                   f"uint32(stg + {(b - first) * BOX_BYTES}))", call="tma_store_2d")
+        for b in boxes:
+            w.code(f"tma_store_2d(maps, 32, int32(n0 + {64 * b}), int32(m0 + 64 * c), uint32(stg + {slot[b] * BOX_BYTES}))",
+                   call="tma_store_2d")
         w.code("cp_async_bulk_commit_group()", call="cp_async_bulk_commit_group")
