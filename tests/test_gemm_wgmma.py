@@ -421,7 +421,8 @@ def test_the_ablation_pairs_are_configurations_that_differ_in_their_technique_al
         allowed = {"group_m"} if "raster" in what else {"setmaxnreg"} if "setmaxnreg" in what else \
             {"pingpong"} if "ping-pong" in what else {"cluster"} if "cluster" in what else \
             {"block_scales", "scaled"} if "per-block" in what else \
-            {"stages", "stages_d"} if what.startswith("four stages") else {"epilogue", "stages"}
+            {"stages", "stages_d"} if what.startswith("four stages") else \
+            {"stream_k"} if what.startswith("stream-K") else {"epilogue", "stages"}
         assert changed and changed <= allowed, (what, changed)
     rows = [dict(size="8192", step="wgmma[128x128x64s6]", tflops=500.0)]
     line = [x for x in bench_ablation.table(rows, ["8192"]).splitlines() if x.startswith("| ping-pong")][0]

@@ -282,6 +282,7 @@ def test_the_inline_ptx_entries_compile_to_their_registry_text():
 
     from labkit.cuda import probe
     from labkit.cuda.kernels.ladder import gemm_cluster as cl
+    from labkit.cuda.kernels.ladder import gemm_wgmma_streamk as streamk
     from labkit.cuda.kernels.ladder import gemm_ptx as g
 
     regs = g.setmaxnreg_calls(40, 232)
@@ -316,6 +317,8 @@ def test_the_inline_ptx_entries_compile_to_their_registry_text():
         cl.tma_load_2d_multicast(addr, maps, 0, 0, 0, baddr, 3)
         cl.mbarrier_arrive_cluster(baddr, cl.cluster_ctarank())
         cl.barrier_cluster_sync()
+        streamk.red_release_gpu(out, 0, 1)
+        out[2] = streamk.ld_acquire_gpu(out, 1)
         out[1] = numba.uint32(probe.clock64() - t0) + w
         out[3] = g.cvt_rn_f16x2_f32(numba.float32(out[4]), numba.float32(2)) ^ \
             g.cvt_rn_bf16x2_f32(numba.float32(out[5]), numba.float32(3))

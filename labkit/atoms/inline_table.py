@@ -41,6 +41,7 @@ PROBE = {i.name: i for i in (
 
 _G = "labkit.cuda.kernels.ladder.gemm_ptx"
 _C = "labkit.cuda.kernels.ladder.gemm_cluster"
+_S = "labkit.cuda.kernels.ladder.gemm_wgmma_streamk"
 GEMM_PTX = {i.name: i for i in (
     _inline(_G, "ld", "ld_global_v4", "ld.global.v4.u32", 0,
             "{ .reg .pred p; .reg .u64 g; setp.ne.u32 p, $5, 0; cvta.to.global.u64 g, $4; "
@@ -84,6 +85,9 @@ GEMM_PTX = {i.name: i for i in (
             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", 90,
             "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes "
             "[$0], [$1, {$2, $3}], [$4];"),
+    _inline(_S, "red", "red_release_gpu", "red.relaxed.gpu.global.add.u32", 70,
+            "fence.acq_rel.gpu; red.relaxed.gpu.global.add.u32 [$0], $1;"),
+    _inline(_S, "ld", "ld_acquire_gpu", "ld.global.acquire.gpu.b32", 70, "ld.global.acquire.gpu.b32 $0, [$1];"),
     _inline(_C, "cluster", "cluster_ctarank", "mov.u32 %cluster_ctarank", 90, "mov.u32 $0, %cluster_ctarank;"),
     _inline(_C, "cluster", "barrier_cluster_sync",
             "barrier.cluster.arrive.release.aligned; barrier.cluster.wait.acquire.aligned", 90,

@@ -41,7 +41,7 @@ OPS = ("mma", "ldmatrix", "stmatrix", "cp.async", "cp.async.commit_group", "cp.a
        "mbarrier.try_wait", "fence.mbarrier_init", "fence.proxy.async", "wgmma.fence", "wgmma.commit_group",
        "wgmma.wait_group", "wgmma.mma_async", "setmaxnreg.inc", "setmaxnreg.dec", "ld.volatile.shared", "mov",
        "cvt.rn.f16x2", "cvt.rn.bf16x2", "st.shared", "bar.sync", "cp.async.bulk.commit_group",
-       "cp.async.bulk.wait_group", "barrier.cluster")
+       "cp.async.bulk.wait_group", "barrier.cluster", "red.relaxed.gpu", "ld.global.acquire")
 
 
 @dataclass(frozen=True)

@@ -287,18 +287,13 @@ def _gpu_bindings():
     cp_async_bulk_commit_group = void_asm("cp_async_bulk_commit_group", 0)
     @intrinsic
     def cp_async_bulk_wait_group_read(typingctx, n):
-        """Wait until all but the ``n`` newest bulk groups of this thread have read their shared
-        memory; ``n`` is a literal (the instruction's immediate)."""
+        """Wait until all but the ``n`` (a literal: the immediate) newest bulk groups have read shared memory."""
         if not isinstance(n, types.IntegerLiteral) or not 0 <= int(n.literal_value) < 64:
             raise TypingError(f"cp_async_bulk_wait_group_read: n must be a literal integer in [0, 64); got {n}")
-        text = PTX["cp_async_bulk_wait_group_read"].replace("$n", str(int(n.literal_value)))
-
-        def codegen(context, builder, sig, args):
-            fnty = ir.FunctionType(ir.VoidType(), [])
-            builder.call(ir.InlineAsm(fnty, text, "~{memory}", side_effect=True), [])
-            return context.get_dummy_value()
-
-        return types.void(n), codegen
+        asm = ir.InlineAsm(ir.FunctionType(ir.VoidType(), []),
+                           PTX["cp_async_bulk_wait_group_read"].replace("$n", str(int(n.literal_value))),
+                           "~{memory}", side_effect=True)
+        return types.void(n), lambda context, builder, sig, args: (builder.call(asm, []), context.get_dummy_value())[1]
 
     cp_async_bulk_wait_group = void_asm("cp_async_bulk_wait_group", 0)
     return (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
@@ -484,16 +479,11 @@ def _sim_bindings():
         twin.__name__ = name
         return twin
 
-    bar_sync_named = no_twin("bar_sync_named")
-    tma_store_2d = no_twin("tma_store_2d")
-    cp_async_bulk_commit_group = no_twin("cp_async_bulk_commit_group")
-    cp_async_bulk_wait_group_read = no_twin("cp_async_bulk_wait_group_read")
-    cp_async_bulk_wait_group = no_twin("cp_async_bulk_wait_group")
+    store = tuple(no_twin(n) for n in ("bar_sync_named", "tma_store_2d", "cp_async_bulk_commit_group",
+                                       "cp_async_bulk_wait_group_read", "cp_async_bulk_wait_group"))
     return (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
-            cvt_rn_f16x2_f32, cvt_rn_bf16x2_f32, mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx, mbarrier_arrive, mbarrier_try_wait,
-            tma_load_2d,
-            sim_tensor_map, (st_shared_u32, bar_sync_named, tma_store_2d, cp_async_bulk_commit_group,
-                             cp_async_bulk_wait_group_read, cp_async_bulk_wait_group))
+            cvt_rn_f16x2_f32, cvt_rn_bf16x2_f32, mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx,
+            mbarrier_arrive, mbarrier_try_wait, tma_load_2d, sim_tensor_map, (st_shared_u32, *store))
 
 
 _impl = _sim_bindings() if _SIMULATED else _gpu_bindings()

@@ -85,6 +85,7 @@ CONCEPTS = {
     "residue": "predicates and clamps for the edges of the problem (CuTe's residue handling)",
     "tCsC": "the epilogue's staging of C in shared memory (CUTLASS's TMA-store epilogue: sC, tRS_sD)",
     "cluster": "the CTA's cluster: block_rank_in_cluster, cluster_sync, the TMA multicast of B",
+    "streamk": "the stream-K scheduler (CUTLASS's StreamKScheduler): runs of k-tiles, partial sums and their flags",
 }
 
 

@@ -44,6 +44,7 @@ before launch. Under numba's CUDA simulator the step is refused too (wgmma has n
 
 from __future__ import annotations
 
+import contextlib
 import functools
 
 import numpy as np
@@ -54,6 +55,7 @@ from labkit.cuda.kernels.ladder.gemm_config import check_sm
 from labkit.cuda.kernels.ladder import gemm_wgmma_epilogue as epilogue
 from labkit.cuda.kernels.ladder import gemm_wgmma_scales as block_scales
 from labkit.cuda.kernels.ladder import gemm_wgmma_schedule as schedule
+from labkit.cuda.kernels.ladder import gemm_wgmma_streamk as streamk
 from labkit.cuda.kernels.ladder.gemm_statements import NO_INSTRUCTION, Writer, render
 from labkit.cuda.kernels.ladder.gemm_wgmma_config import CONFIGS, DEFAULT, RULES, WgmmaConfig, operand_dtypes
 from labkit.cuda.kernels.ladder.gemm_wgmma_config import pick as _pick
@@ -119,7 +121,7 @@ def statements(cfg=None, name="gemm_wgmma"):
     W = WGMMA_CALLS
     w = Writer()
     w.header(f"def {name}(C, M, N, K, maps{', alpha' if cfg.scaled else ''}"
-             f"{', scale_a, scale_b' if cfg.block_scales else ''}):")
+             f"{', scale_a, scale_b' if cfg.block_scales else ''}{', ws, flags' if cfg.stream_k else ''}):")
     w.doc(f'"""{cfg.bm}x{cfg.bn}x{BKc} CTA tile, {cfg.consumers} consumer warpgroups of m64n{cfg.bn}, '
           f'one TMA producer warpgroup, {S} stages, {cfg.a} x {cfg.b}, f32 accumulate, C in {cfg.c}."""')
     with w.concept("sA"):
@@ -153,6 +155,23 @@ def statements(cfg=None, name="gemm_wgmma"):
     def tile_coords():
         schedule.tile_coords(w, cfg)
 
+    @contextlib.contextmanager
+    def units(first=schedule.first_tile(cfg), step=(schedule.tile_step(cfg),)):
+        """The persistent loop over this CTA's tiles (or stream-K units) with each tile's coordinates;
+        ``step``: the statements that move to the next tile."""
+        if cfg.stream_k:
+            with streamk.loop(w):
+                streamk.unit(w)
+                tile_coords()
+                yield
+            return
+        w.code(f"tile = {first}")
+        with w.block("while tile < ntiles:"):
+            tile_coords()
+            yield
+            for line in step:
+                w.code(line if line.startswith("seq") else f"tile += {line}")
+
     with w.block("if wg == 0:"):
         if cfg.setmaxnreg:
             w.code(f"setmaxnreg_dec_{cfg.setmaxnreg[0]}()", call=f"setmaxnreg_dec_{cfg.setmaxnreg[0]}")
@@ -161,10 +180,8 @@ def statements(cfg=None, name="gemm_wgmma"):
             with w.concept("k_pipe"):
                 w.code("stage = int32(0)")
                 w.code("phase = uint32(0)")
-            w.code(f"tile = {schedule.first_tile(cfg)}")
-            with w.block("while tile < ntiles:"):
-                tile_coords()
-                with w.in_phase("mainloop"), w.block("for kt in range(ktiles):", cute="k_tile"):
+            with units():
+                with w.in_phase("mainloop"), w.block(f"for kt in {streamk.k_range(cfg)[0]}:", cute="k_tile"):
                     with w.concept("mbarrier"):
                         w.comment("wait until the consumers freed the stage (parity 1 passes at once the first time)")
                         with w.block("while mbarrier_try_wait(empty0 + 8 * stage, phase ^ uint32(1)) == 0:",
@@ -181,7 +198,6 @@ def statements(cfg=None, name="gemm_wgmma"):
                         with w.block(f"if stage == {S}:"):
                             w.code("stage = 0")
                             w.code("phase ^= uint32(1)")
-                w.code(f"tile += {schedule.tile_step(cfg)}")
             schedule.producer_tail(w, cfg, S)
     with w.block("else:"):
         if cfg.setmaxnreg:
@@ -205,12 +221,10 @@ def statements(cfg=None, name="gemm_wgmma"):
             w.code("phase = uint32(0)")
             w.code("prev = int32(0)")
         if cfg.pingpong:
-            w.code("tile = int32(cuda.blockIdx.x + c * cuda.gridDim.x)")
             w.code("seq = int32(c)")
-        else:
-            w.code(f"tile = {schedule.first_tile(cfg)}")
-        with w.block("while tile < ntiles:"):
-            tile_coords()
+        loop = units("int32(cuda.blockIdx.x + c * cuda.gridDim.x)", ("int32(2 * cuda.gridDim.x)", "seq += 2")) \
+            if cfg.pingpong else units()
+        with loop:
             if cfg.pingpong:
                 with w.concept("k_pipe"):
                     w.comment("the producer fills the stages tile after tile: this tile's first k-tile is "
@@ -230,7 +244,8 @@ def statements(cfg=None, name="gemm_wgmma"):
                     with w.block(f"while mbarrier_try_wait(empty0 + {8 * S} + 8 * c, turn) == 0:",
                                  call="mbarrier_try_wait"):
                         w.code("pass")
-            with w.in_phase("mainloop"), w.block("for kt in range(ktiles):", cute="k_tile"):
+            kts, k0 = streamk.k_range(cfg)
+            with w.in_phase("mainloop"), w.block(f"for kt in {kts}:", cute="k_tile"):
                 with w.concept("wait_stage"):
                     with w.block("while mbarrier_try_wait(full0 + 8 * stage, phase) == 0:",
                                  call="mbarrier_try_wait"):
@@ -258,7 +273,7 @@ def statements(cfg=None, name="gemm_wgmma"):
                 else:
                     with w.concept("mbarrier"):
                         w.comment("the previous k-tile's MMAs are complete: free its stage")
-                        schedule.release(w, cfg, "prev", "kt > 0")
+                        schedule.release(w, cfg, "prev", f"kt > {k0}")
                 with w.concept("k_pipe"):
                     if not cfg.block_scales:
                         w.code("prev = stage")
@@ -276,17 +291,14 @@ def statements(cfg=None, name="gemm_wgmma"):
                     epilogue.store_c(w, cfg, "total", "64 * c")
                 else:
                     w.code(f"{W['wait']}(0)", call=W["wait"])
-                    schedule.release(w, cfg, "prev", "ktiles > 0")
+                    schedule.release(w, cfg, "prev", "ke > kb" if cfg.stream_k else "ktiles > 0")
                     for m, acc in enumerate(accs):
                         w.code(f"{acc} = {W['fence_operand']}({acc})", call=W["fence_operand"], op=NO_INSTRUCTION,
                                cute="tCrC")
-                    for m, acc in enumerate(accs):
+                    if cfg.stream_k:
+                        streamk.end(w, cfg, accs[0], lambda add: epilogue.store_c(w, cfg, accs[0], add=add))
+                    for m, acc in enumerate(accs if not cfg.stream_k else ()):
                         epilogue.store_c(w, cfg, acc, f"{64 * m}" if cfg.pingpong else "64 * c")
-            if cfg.pingpong:
-                w.code("tile += int32(2 * cuda.gridDim.x)")
-                w.code("seq += 2")
-            else:
-                w.code(f"tile += {schedule.tile_step(cfg)}")
         epilogue.drain(w, cfg)
     return tuple(w.statements)
 
@@ -327,6 +339,8 @@ def namespace(cfg):
     scope["fence_proxy_async_shared_cta"] = ptx.fence_proxy_async_shared_cta
     if cfg.setmaxnreg:
         scope.update(gemm_ptx.setmaxnreg_calls(*cfg.setmaxnreg))
+    if cfg.stream_k:
+        scope.update(red_release_gpu=streamk.red_release_gpu, ld_acquire_gpu=streamk.ld_acquire_gpu)
     return scope
 
 
@@ -357,7 +371,8 @@ def signature(cfg=None):
     c = t.float32 if cfg.c == "f32" else t.uint32
     args = (t.Array(c, 1, "C"), t.int32, t.int32, t.int32, t.Array(t.uint64, 1, "C"))
     scales = (t.Array(t.float32, 1, "C"),) * 2 if cfg.block_scales else ()
-    return args + ((t.float32,) if cfg.scaled else ()) + scales
+    sk = (t.Array(t.float32, 1, "C"), t.Array(t.uint32, 1, "C")) if cfg.stream_k else ()
+    return args + ((t.float32,) if cfg.scaled else ()) + scales + sk
 
 
 def _require_sm90a(sm, acc):
@@ -413,7 +428,12 @@ def launch(A, B, C, acc, sm, config=DEFAULT, alpha=1.0, scales=None):
     C_ = cfg.cluster
     tiles = ceil_div(ceil_div(M, cfg.bm), C_) * ceil_div(N, cfg.bn)      # tiles of one CTA, or cluster
     fits = (_numba.max_active_clusters(compiled, cfg.threads, smem, C_) or sms // C_) if C_ > 1 else sms
-    go = _numba.prepared_launch(compiled, C_ * min(fits, tiles), cfg.threads, smem, args, C_)
+    grid = C_ * min(fits, tiles)
+    if cfg.stream_k:       # the partial sums' workspace and its flags, all 0: each reader sets its flag back
+        sk = (cuda.device_array(streamk.workspace_words(cfg, grid), np.float32),
+              cuda.to_device(np.zeros(grid * cfg.consumers, np.uint32)))
+        args, keep = args + sk, keep + sk
+    go = _numba.prepared_launch(compiled, grid, cfg.threads, smem, args, C_)
 
     def run():
         go()

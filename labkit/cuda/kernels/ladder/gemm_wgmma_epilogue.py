@@ -35,12 +35,14 @@ def staged_chunk(j: int, row: int) -> int:
     return (j % 8) ^ (row % 8)
 
 
-def store_c(w, cfg, acc="acc", rows="64 * c"):
-    """The statements that store accumulator tuple ``acc`` (rows ``m0 + rows`` ... of the tile)."""
+def store_c(w, cfg, acc="acc", rows="64 * c", add=None):
+    """The statements that store accumulator tuple ``acc`` (rows ``m0 + rows`` ... of the tile);
+    ``add``: a term added to accumulator ``i`` first, ``add.format(128 * i)`` (stream-K's partial sums,
+    read as each one is stored, so they never all sit in registers)."""
     if cfg.epilogue == "tma":
-        _tma(w, cfg, acc)
+        _tma(w, cfg, acc, add)
     else:
-        _direct(w, cfg, acc, rows)
+        _direct(w, cfg, acc, rows, add)
 
 
 def drain(w, cfg):
@@ -50,15 +52,16 @@ def drain(w, cfg):
             w.code("cp_async_bulk_wait_group()", call="cp_async_bulk_wait_group")
 
 
-def _scaled(cfg, acc, i):
-    return f"{acc}[{i}]" + (" * alpha" if cfg.scaled else "")
+def _scaled(cfg, acc, i, add=None):
+    x = f"{acc}[{i}]" if add is None else f"({acc}[{i}] + {add.format(128 * i)})"
+    return x + (" * alpha" if cfg.scaled else "")
 
 
-def _direct(w, cfg, acc, rows):
+def _direct(w, cfg, acc, rows, add):
     f32 = cfg.c == "f32"
 
     def store(j, hi, repeat=None):
-        x, y = _scaled(cfg, acc, 4 * j + 2 * hi), _scaled(cfg, acc, 4 * j + 2 * hi + 1)
+        x, y = _scaled(cfg, acc, 4 * j + 2 * hi, add), _scaled(cfg, acc, 4 * j + 2 * hi + 1, add)
         if f32:
             w.code(f"st_global_v2_f32(C, i{hi} + {8 * j}, {x}, {y})", call="st_global_v2_f32", repeat=repeat)
             return
@@ -92,20 +95,20 @@ def _direct(w, cfg, acc, rows):
                             store(j, hi)
 
 
-def _tma(w, cfg, acc):
+def _tma(w, cfg, acc, add):
     cvt = f"cvt_rn_{cfg.c}x2_f32"
     room = f"uint32(sbase + {cfg.stages * cfg.stage_bytes} + c * {cfg.boxes_d * BOX_BYTES})"
     boxes = range(cfg.bn // 64)
     if not cfg.stages_d:                      # room for the whole row of boxes: one bulk group a tile
-        _stage(w, cfg, acc, cvt, list(boxes), 0, room, "the previous tile's TMA stores have read it")
+        _stage(w, cfg, acc, cvt, list(boxes), 0, room, "the previous tile's TMA stores have read it", add)
         return
     for b in boxes:                           # a ring of stages_d boxes: one bulk group a box
         _stage(w, cfg, acc, cvt, [b], cfg.stages_d - 1, room if b == 0 else None,
                f"all but the {cfg.stages_d - 1} newest TMA stores have read it" if cfg.stages_d > 1 else
-               "the previous TMA store has read it")
+               "the previous TMA store has read it", add)
 
 
-def _stage(w, cfg, acc, cvt, boxes, pending, room, why):
+def _stage(w, cfg, acc, cvt, boxes, pending, room, why, add):
     """Stage ``boxes`` (each 64 columns of the consumer's rows) in their slots of the room and
     store them as one bulk group, once at most ``pending`` newer groups may still read the room."""
     slot = {b: b % cfg.boxes_d for b in boxes}
@@ -122,7 +125,7 @@ def _stage(w, cfg, acc, cvt, boxes, pending, room, why):
         for b in boxes:
             for j in range(8 * b, 8 * b + 8):
                 for hi in (0, 1):
-                    x, y = _scaled(cfg, acc, 4 * j + 2 * hi), _scaled(cfg, acc, 4 * j + 2 * hi + 1)
+                    x, y = _scaled(cfg, acc, 4 * j + 2 * hi, add), _scaled(cfg, acc, 4 * j + 2 * hi + 1, add)
                     w.code(f"p = {cvt}({y}, {x})", call=cvt, repeat="cvt")
                     w.code(f"st_shared_u32(at + (({j % 8} ^ lrow) << 4), p, {slot[b] * BOX_BYTES + 1024 * hi})",
                            call="st_shared_u32", repeat="sts")
