@@ -479,11 +479,11 @@ def _sim_bindings():
         twin.__name__ = name
         return twin
 
-    store = tuple(no_twin(n) for n in ("bar_sync_named", "tma_store_2d", "cp_async_bulk_commit_group",
+    bulk = tuple(no_twin(n) for n in ("bar_sync_named", "tma_store_2d", "cp_async_bulk_commit_group",
                                        "cp_async_bulk_wait_group_read", "cp_async_bulk_wait_group"))
     return (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
             cvt_rn_f16x2_f32, cvt_rn_bf16x2_f32, mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx,
-            mbarrier_arrive, mbarrier_try_wait, tma_load_2d, sim_tensor_map, (st_shared_u32, *store))
+            mbarrier_arrive, mbarrier_try_wait, tma_load_2d, sim_tensor_map, (st_shared_u32, *bulk))
 
 
 _impl = _sim_bindings() if _SIMULATED else _gpu_bindings()

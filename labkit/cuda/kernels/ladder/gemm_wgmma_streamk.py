@@ -11,12 +11,14 @@ per CTA, walked first; the remaining tiles follow whole, one wave after another.
 A run that starts inside a tile holds that tile's last k-tiles (a CTA walks its run first, so it
 computes them early); the CTA before it holds the same tile's first k-tiles, at the end of its own
 run. Every run is at least one tile long, so a tile is shared by at most those two CTAs. The first
-writes its f32 accumulators to a workspace and signals a flag; the second, after its own
-k-tiles, waits for the flag, adds the partial sums and stores C. The flag is CUTLASS's
-``GenericBarrier``: the writers meet at a named barrier, then one thread issues
-``fence.acq_rel.gpu`` and ``red.relaxed.gpu.global.add``; the reader's thread spins on
-``ld.global.acquire.gpu``, then its warpgroup meets. The reader sets the flag back to 0, so the
-workspace is ready for the next launch. No CTA waits before it has written its own partial, and
+writes its f32 accumulators to a workspace and counts on a flag; the second, after its own
+k-tiles, waits for the flag and adds the partial sums as its epilogue stores C (a few at a time,
+so they never all sit in registers beside the accumulators). The flag takes the instructions of
+CUTLASS's ``GenericBarrier`` (``fence.acq_rel.gpu``, then ``red.relaxed.gpu.global.add``: a
+release), issued by every writing thread for its own stores, so it counts to 128 (one releasing
+thread after a named barrier made ptxas spill); the reader's thread spins on
+``ld.global.acquire.gpu`` until the count is full, then its warpgroup meets. The reader sets the
+flag back to 0, so the workspace is ready for the next launch. No CTA waits before it has written its own partial, and
 all CTAs of the persistent grid are resident, so no wait can stall forever.
 
 ===============================================  ============================================  ======
