@@ -22,7 +22,8 @@ from this in the last bits when the terms span a wide range of exponents.
 
 Other simulator bindings (``labkit.cuda.kernels.ladder.gemm_ptx``) reach the simulated shared window
 through the public helpers below: :func:`array_of`, :func:`element_offset`, :func:`root_of`,
-:func:`bytes_of`, :func:`resolve_shared` and :func:`cp_async_queue`.
+:func:`bytes_of`, :func:`resolve_shared` and :func:`cp_async_queue`; an instruction with no twin
+binds :func:`no_twin`, which refuses by name.
 
 The twins also run outside a simulated kernel on a single "warp" of one thread only for
 ``smem_addr``; collective ones need the simulator.
@@ -467,3 +468,13 @@ resolve_shared = _resolve
 """``(root array, byte offset)`` of a simulated shared address holding ``nbytes``."""
 cp_async_queue = _queue
 """The calling thread's cp.async queue: ``{"open": [...], "groups": [[...], ...]}``."""
+
+
+def no_twin(name, why):
+    """The simulator binding of an instruction that has no twin: it raises a DeviceError naming
+    ``name`` and ``why`` (what the simulator cannot run)."""
+    def twin(*args):
+        raise DeviceError(f"{name}: {why}")
+
+    twin.__name__ = name
+    return twin

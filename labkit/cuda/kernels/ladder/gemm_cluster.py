@@ -106,15 +106,9 @@ def _gpu_bindings():
 
 
 def _sim_bindings():
-    from labkit.errors import DeviceError
+    from labkit.cuda._twins import no_twin
 
-    def no_twin(name):
-        def twin(*args):
-            raise DeviceError(f"{name}: thread-block clusters have no CUDA-simulator twin (sm_90 GPUs only)")
-        twin.__name__ = name
-        return twin
-
-    return tuple(no_twin(n) for n in __all__)
+    return tuple(no_twin(n, "thread-block clusters have no CUDA-simulator twin (sm_90 GPUs only)") for n in __all__)
 
 
 (cluster_ctarank, barrier_cluster_sync, mbarrier_arrive_cluster,

@@ -472,15 +472,10 @@ def _sim_bindings():
         root, off = _twins.resolve_shared(addr, 4, "st_shared_u32")
         _twins.bytes_of(root)[off:off + 4] = np.array([int(value) & 0xFFFFFFFF], np.uint32).view(np.uint8)
 
-    def no_twin(name):
-        def twin(*args):
-            raise DeviceError(f"{name}: the TMA store and its bulk groups have no CUDA-simulator twin "
-                              "(the simulator runs no kernel that stores through TMA)")
-        twin.__name__ = name
-        return twin
-
-    bulk = tuple(no_twin(n) for n in ("bar_sync_named", "tma_store_2d", "cp_async_bulk_commit_group",
-                                       "cp_async_bulk_wait_group_read", "cp_async_bulk_wait_group"))
+    why = "the TMA store and its bulk groups have no CUDA-simulator twin (the simulator runs no kernel that " \
+          "stores through TMA)"
+    bulk = tuple(_twins.no_twin(n, why) for n in ("bar_sync_named", "tma_store_2d", "cp_async_bulk_commit_group",
+                                                  "cp_async_bulk_wait_group_read", "cp_async_bulk_wait_group"))
     return (ld_global_v4, st_shared_v4, cp_async_cg_16_zfill, st_global_u32, st_global_v2_f32,
             cvt_rn_f16x2_f32, cvt_rn_bf16x2_f32, mbarrier_init, fence_mbarrier_init, mbarrier_arrive_expect_tx,
             mbarrier_arrive, mbarrier_try_wait, tma_load_2d, sim_tensor_map, (st_shared_u32, *bulk))

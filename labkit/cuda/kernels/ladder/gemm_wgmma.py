@@ -22,7 +22,10 @@ The kernel is warp-specialized and persistent (one CTA per SM, walking output ti
   ``mbarrier.arrive`` per warpgroup on its ``empty`` barrier). Consumer ``c`` computes rows
   ``64c .. 64c+63`` of the 128x256 CTA tile;
 - after the last k-tile the consumers write their accumulators to C (f32, registers to global,
-  8-byte stores), while the producer already fetches the next tile's first k-tiles.
+  8-byte stores, or by TMA: :mod:`~labkit.cuda.kernels.ladder.gemm_wgmma_epilogue`), while the
+  producer already fetches the next tile's first k-tiles. The tiles come from the persistent
+  scheduler (:mod:`~labkit.cuda.kernels.ladder.gemm_wgmma_schedule`), or as runs of k-tiles from
+  stream-K (:mod:`~labkit.cuda.kernels.ladder.gemm_wgmma_streamk`).
 
 The descriptors come from the step's TiledMMA as CuTe's ``wgmma_tma_sm90`` makes them:
 ``make_fragment_A/B`` of each consumer's ``partition_A/B`` of each stage's shared-memory tensors

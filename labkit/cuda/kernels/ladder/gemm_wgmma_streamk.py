@@ -219,16 +219,10 @@ def _gpu_bindings():
 
 
 def _sim_bindings():
-    from labkit.errors import DeviceError
+    from labkit.cuda._twins import no_twin
 
-    def no_twin(name):
-        def twin(*args):
-            raise DeviceError(f"{name}: stream-K's flags have no CUDA-simulator twin (the simulator runs no "
-                              "wgmma kernel)")
-        twin.__name__ = name
-        return twin
-
-    return no_twin("red_release_gpu"), no_twin("ld_acquire_gpu")
+    why = "stream-K's flags have no CUDA-simulator twin (the simulator runs no wgmma kernel)"
+    return no_twin("red_release_gpu", why), no_twin("ld_acquire_gpu", why)
 
 
 red_release_gpu, ld_acquire_gpu = _sim_bindings() if _SIMULATED else _gpu_bindings()
