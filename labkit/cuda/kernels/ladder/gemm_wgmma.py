@@ -159,9 +159,9 @@ def statements(cfg=None, name="gemm_wgmma"):
         schedule.tile_coords(w, cfg)
 
     @contextlib.contextmanager
-    def units(first=schedule.first_tile(cfg), step=(schedule.tile_step(cfg),)):
+    def units(first=schedule.first_tile(cfg), step=(f"tile += {schedule.tile_step(cfg)}",), also=()):
         """The persistent loop over this CTA's tiles (or stream-K units) with each tile's coordinates;
-        ``step``: the statements that move to the next tile."""
+        ``step``: the statements that move to the next tile, ``also``: more state set up beside ``tile``."""
         if cfg.stream_k:
             with streamk.loop(w):
                 streamk.unit(w)
@@ -169,11 +169,13 @@ def statements(cfg=None, name="gemm_wgmma"):
                 yield
             return
         w.code(f"tile = {first}")
+        for line in also:
+            w.code(line)
         with w.block("while tile < ntiles:"):
             tile_coords()
             yield
             for line in step:
-                w.code(line if line.startswith("seq") else f"tile += {line}")
+                w.code(line)
 
     with w.block("if wg == 0:"):
         if cfg.setmaxnreg:
@@ -223,10 +225,8 @@ def statements(cfg=None, name="gemm_wgmma"):
             w.code("stage = int32(0)")
             w.code("phase = uint32(0)")
             w.code("prev = int32(0)")
-        if cfg.pingpong:
-            w.code("seq = int32(c)")
-        loop = units("int32(cuda.blockIdx.x + c * cuda.gridDim.x)", ("int32(2 * cuda.gridDim.x)", "seq += 2")) \
-            if cfg.pingpong else units()
+        loop = units("int32(cuda.blockIdx.x + c * cuda.gridDim.x)", ("tile += int32(2 * cuda.gridDim.x)", "seq += 2"),
+                     ("seq = int32(c)",)) if cfg.pingpong else units()
         with loop:
             if cfg.pingpong:
                 with w.concept("k_pipe"):
