@@ -171,17 +171,22 @@ def _script(path, body):
     return str(path)
 
 
-@pytest.mark.parametrize("name", HOPPER)
-def test_refusals_say_why(name, tmp_path, monkeypatch):
+@pytest.mark.parametrize("name, who", [(n, f"CuTe's {n}") for n in HOPPER] + [(n, f"CUTLASS's {n}") for n in CUTLASS])
+def test_without_nvcc_or_the_sources_an_anchor_says_why(name, who, monkeypatch):
     monkeypatch.setattr(gemm_anchor, "nvcc_path", lambda: None)
     a = gemm_anchor.Anchor(90, name)
     a.start()
-    assert not a.wait() and a.reason == f"nvcc not found (PATH, $CUDA_HOME/bin): CuTe's {name} is left out"
+    assert not a.wait() and a.reason == f"nvcc not found (PATH, $CUDA_HOME/bin): {who} is left out"
 
     monkeypatch.setattr(gemm_anchor, "nvcc_path", lambda: "/usr/bin/nvcc")
     monkeypatch.setattr(gemm_anchor, "cutlass_dir", lambda source=None: None)
-    assert gemm_anchor.Anchor(90, name).reason.startswith("CUTLASS sources not found (pip install nvidia-cutlass")
+    assert gemm_anchor.Anchor(90, name).reason == (
+        f"CUTLASS sources not found (pip install nvidia-cutlass, or set LABKIT_CUTLASS_DIR): {who} is left out")
 
+
+@pytest.mark.parametrize("name", HOPPER)
+def test_refusals_say_why(name, tmp_path, monkeypatch):
+    monkeypatch.setattr(gemm_anchor, "nvcc_path", lambda: "/usr/bin/nvcc")
     root = _root(tmp_path, names=("sgemm_sm80",))  # a CUTLASS without the Hopper tutorials
     monkeypatch.setattr(gemm_anchor, "cutlass_dir", lambda source=None: root)
     assert gemm_anchor.Anchor(90, name).reason == (
@@ -268,16 +273,7 @@ def test_build_and_run_through_stand_ins(tmp_path, monkeypatch):
 @pytest.mark.parametrize("name", CUTLASS)
 def test_cutlass_refusals_say_why(name, tmp_path, monkeypatch):
     who = f"CUTLASS's {name}"
-    monkeypatch.setattr(gemm_anchor, "nvcc_path", lambda: None)
-    a = gemm_anchor.Anchor(90, name)
-    a.start()
-    assert not a.wait() and a.reason == f"nvcc not found (PATH, $CUDA_HOME/bin): {who} is left out"
-
     monkeypatch.setattr(gemm_anchor, "nvcc_path", lambda: "/usr/bin/nvcc")
-    monkeypatch.setattr(gemm_anchor, "cutlass_dir", lambda source=None: None)
-    assert gemm_anchor.Anchor(90, name).reason == (
-        f"CUTLASS sources not found (pip install nvidia-cutlass, or set LABKIT_CUTLASS_DIR): {who} is left out")
-
     root = _root(tmp_path, names=(), util=False)  # include/ alone: no tools/util/include, no examples
     monkeypatch.setattr(gemm_anchor, "cutlass_dir", lambda source=None: root)
     assert gemm_anchor.Anchor(90, name).reason == (
