@@ -494,7 +494,7 @@ def test_a_cluster_launch_needs_whole_clusters(grid, cluster):
     from labkit.cuda import _numba
 
     with pytest.raises(DeviceError, match="whole clusters"):
-        _numba.launch_cluster(None, grid, 32, 0, cluster, ())
+        _numba.prepared_launch(None, grid, 32, 0, (), cluster)
 
 
 @pytest.mark.gpu
@@ -512,7 +512,7 @@ def test_a_cluster_launch_numbers_ctas_in_pairs():
         out[cuda.blockIdx.x] = cl.cluster_ctarank() + 10 * cuda.blockIdx.x
 
     out = cuda.to_device(np.full(8, 99, np.uint32))
-    _numba.launch_cluster(ranks.compile((numba.uint32[::1],)), 8, 32, 0, 2, (out,))
+    _numba.prepared_launch(ranks.compile((numba.uint32[::1],)), 8, 32, 0, (out,), cluster=2)()
     assert out.copy_to_host().tolist() == [0, 11, 20, 31, 40, 51, 60, 71]
 
 

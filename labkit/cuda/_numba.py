@@ -33,7 +33,7 @@ __all__ = ["NumbaBoundaryError", "WRITTEN_FOR", "NUMBA_CUDA_VERSION", "SIMULATED
            "intrinsic", "intrinsic_prefer_literal", "types", "TypingError", "cgutils_get_item_pointer", "cgutils_unpack_tuple",
            "ir", "simulator_shared_class", "simulator_thread", "simulator_aborted", "simulator_array", "as_dtype", "NumbaType", "driver_version",
            "element_pointer_as_int", "index_values", "inline_asm", "fixed_arity", "kernel_set_attribute",
-           "driver_api", "launch_cluster", "prepared_launch", "max_active_clusters"]
+           "driver_api", "prepared_launch", "max_active_clusters"]
 
 WRITTEN_FOR = "0.30"
 """The numba-cuda release series this boundary was written and tested against."""
@@ -251,12 +251,6 @@ def prepared_launch(kernel, grid, block, shared_bytes, args, cluster=1):
         launch(stream, config, function, *kernelargs)
 
     return run
-
-
-def launch_cluster(kernel, grid, block, shared_bytes, cluster, args):
-    """Launch ``kernel`` once in thread-block clusters of ``cluster`` CTAs along x
-    (:func:`prepared_launch`, called once)."""
-    prepared_launch(kernel, grid, block, shared_bytes, args, cluster)()
 
 
 def max_active_clusters(kernel, block, shared_bytes, cluster):
