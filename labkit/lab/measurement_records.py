@@ -35,7 +35,7 @@ from pathlib import Path
 from labkit.errors import LabkitError
 
 __all__ = ["MeasurementError", "CUBLAS", "RESULTS", "GEMM_RUN", "STEP5_RUN", "EXPERIMENTS_RUN", "PREDICATED_COPY_RUN", "EPILOGUE_RUN",
-           "HOPPER_GEMM_RUN", "HOPPER_FP8_RUN", "HOPPER_PINGPONG_RUN", "STREAMK_PROFILE_RUN", "WGMMA_PEAK_RUN", "WGMMA_BASE_OFFSET_RUN", "WGMMA_FIXED_COST_RUN", "WGMMA_STEP_RUN",
+           "HOPPER_GEMM_RUN", "HOPPER_FP8_RUN", "HOPPER_PINGPONG_RUN", "STREAMK_PROFILE_RUN", "HOPPER_PROFILE_RUN", "WGMMA_PEAK_RUN", "WGMMA_BASE_OFFSET_RUN", "WGMMA_FIXED_COST_RUN", "WGMMA_STEP_RUN",
            "RUNS", "KernelResources",
            "GemmLadderRun", "gemm_ladder", "gemm_ladder_record", "Figure", "record", "figure", "figures",
            "run_info", "run_name"]
@@ -75,13 +75,15 @@ HOPPER_TOP_RUN = "hopper_top_h100_2026-12-05b"
 at seven shapes beside cuBLAS, CuTe's tutorials and CUTLASS's warp-specialized cooperative GEMM, one run (H100)."""
 STREAMK_PROFILE_RUN = "hopper_streamk_ncu_h100_2026-12-05"
 """Nsight Compute on step 7 at 4096³ without and with stream-K: time, DRAM bytes, L2 hit rate (H100)."""
+HOPPER_PROFILE_RUN = "hopper_profile_ncu_h100_2026-12-05"
+"""Nsight Compute on step 7, cuBLAS and CUTLASS's cooperative kernel at 4096³ (f16): cycles, clock, DRAM (H100)."""
 RUNS = {"gemm": GEMM_RUN, "gemm-step5": STEP5_RUN, "experiments": EXPERIMENTS_RUN,
         "predicated-copy": PREDICATED_COPY_RUN, "epilogue": EPILOGUE_RUN, "wgmma-peak": WGMMA_PEAK_RUN,
         "gemm-hopper": HOPPER_GEMM_RUN, "wgmma-base-offset": WGMMA_BASE_OFFSET_RUN,
         "wgmma-fixed-cost": WGMMA_FIXED_COST_RUN, "wgmma-step": WGMMA_STEP_RUN,
         "gemm-hopper-fp8": HOPPER_FP8_RUN, "gemm-hopper-pingpong": HOPPER_PINGPONG_RUN,
         "gemm-hopper-ablation": HOPPER_ABLATION_RUN, "gemm-hopper-top": HOPPER_TOP_RUN,
-        "gemm-streamk-profile": STREAMK_PROFILE_RUN}
+        "gemm-streamk-profile": STREAMK_PROFILE_RUN, "gemm-hopper-profile": HOPPER_PROFILE_RUN}
 """Every run a page cites, by the short name pages use: the Measurements page lists each."""
 CUBLAS = "cuBLAS (torch)"
 
