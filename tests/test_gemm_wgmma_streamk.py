@@ -64,11 +64,72 @@ def test_at_4096_cubed_the_busiest_sm_runs_249_k_tiles_instead_of_256():
     assert min(sum(ke - kb for _, kb, ke in r) for r in runs) == 248
 
 
+@pytest.mark.parametrize("tiles, ktiles, grid", SHAPES + [(200, 64, 132), (200, 20, 132), (465, 64, 132)])
+def test_one_wave_computes_every_k_tile_once_whole_tiles_first(tiles, ktiles, grid):
+    runs = sk.units(tiles, ktiles, grid, waves=1)
+    seen = {}
+    for cta, mine in enumerate(runs):
+        whole = [u for u in mine if u[1:] == (0, ktiles)]
+        assert mine[:len(whole)] == whole                     # whole tiles come first
+        for tile, kb, ke in mine:
+            assert 0 <= kb < ke <= ktiles
+            for k in range(kb, ke):
+                assert (tile, k) not in seen
+                seen[tile, k] = cta
+    assert len(seen) == tiles * ktiles
+    streamed = sk.split(tiles, ktiles, grid, 0, waves=1)[0]
+    if tiles < grid or 2 * (tiles % grid) < grid:        # no partial wave, or one under half the grid
+        assert streamed == 0
+    else:
+        assert streamed == tiles % grid
+
+
+@pytest.mark.parametrize("tiles, ktiles, grid", [(512, 64, 132), (1792, 64, 132), (200, 20, 132), (465, 64, 132),
+                                                 (11, 7, 3), (200, 64, 132)])
+def test_one_wave_hands_sums_to_the_holder_of_the_last_k_tiles_through_at_most_one_middle(tiles, ktiles, grid):
+    # the kernel's contract for one wave: a shared tile is split between at most three runs (each at
+    # least half a tile); the holder of its first k-tiles walks that piece first in its run and waits
+    # for nothing; a middle piece (a whole run inside the tile) waits for the first piece's holder,
+    # CTA - 1; the holder of the last k-tiles (kb > 0, ke == ktiles) waits for CTA - 1 only
+    runs = sk.units(tiles, ktiles, grid, waves=1)
+    first = tiles - sk.split(tiles, ktiles, grid, 0, waves=1)[0]
+    pieces = {}
+    for cta, mine in enumerate(runs):
+        stream = [u for u in mine if u[0] >= first]
+        assert len(stream) <= 2
+        for n, (tile, kb, ke) in enumerate(stream):
+            pieces.setdefault(tile, []).append((kb, ke, cta))
+            if ke < ktiles:
+                assert n == 0                                   # hands on before it could ever wait
+            if kb > 0:
+                before = [u for u in runs[cta - 1] if u[0] == tile]
+                assert cta > 0 and len(before) == 1 and before[0][2] == kb
+                assert [u for u in runs[cta - 1] if u[0] >= first][0] == before[0]
+    for tile, got in pieces.items():
+        assert 1 <= len(got) <= 3 and sorted(got)[0][0] == 0 and sorted(got)[-1][1] == ktiles
+        assert [c for _, _, c in sorted(got)] == sorted(c for _, _, c in got)    # CTA order is k order
+
+
+def test_one_wave_at_4096_cubed_starts_every_run_near_k_tile_0():
+    # 512 tiles: 3 whole waves of 132 (396 tiles) then 116 tiles dealt out as 116 * 64 = 7424 k-tiles in
+    # runs of 56 or 57: the busiest SM walks 3 * 64 + 57 = 249 k-tiles instead of 256. Each run walks its
+    # last tile's piece first, which starts at k-tile 0 unless the run lies inside one tile: then it
+    # starts at most 64 - 56 = 8 k-tiles in, so the CTAs walk K nearly together
+    runs = sk.units(512, 64, 132, waves=1)
+    assert max(sum(ke - kb for _, kb, ke in r) for r in runs) == 3 * 64 + 57
+    assert min(sum(ke - kb for _, kb, ke in r) for r in runs) == 3 * 64 + 56
+    starts = [next(kb for tile, kb, _ in r if tile >= 396) for r in runs]
+    assert max(starts) <= 64 - 56 and starts.count(0) > len(starts) // 2
+
+
 def test_the_kernel_runs_the_statements_the_model_runs():
     src = gemm_wgmma.source("128x256x64s4sk-tma")
-    for line in sk.SPLIT + sk.NEXT:
+    for line in sk.SPLIT[2] + sk.NEXT[2]:
         assert src.count(line) == 2          # the producer's loop and the consumers' loop
     assert "for kt in range(kb, ke):" in src and "for kt in range(ktiles):" not in src
+    src = gemm_wgmma.source("128x256x64s4rsk1-tma")
+    for line in sk.SPLIT[1] + sk.NEXT[1]:
+        assert src.count(line) == 2
 
 
 def test_the_sums_are_released_per_thread_and_acquired_before_the_warpgroup_reads_them():
@@ -85,13 +146,14 @@ def test_the_sums_are_released_per_thread_and_acquired_before_the_warpgroup_read
 
 
 @pytest.mark.slow
-def test_the_stream_k_kernel_compiles_to_the_flag_ptx_without_spills():
+@pytest.mark.parametrize("config", ["128x256x64s4sk-tma", "128x256x64s4rsk1-tma"])
+def test_the_stream_k_kernel_compiles_to_the_flag_ptx_without_spills(config):
     import shutil
     import subprocess
     import tempfile
     from pathlib import Path
 
-    text = gemm_wgmma.ptx_text("128x256x64s4sk-tma")
+    text = gemm_wgmma.ptx_text(config)
     assert "fence.acq_rel.gpu;" in text and "red.relaxed.gpu.global.add.u32" in text
     assert "ld.global.acquire.gpu.b32" in text
     ptxas = shutil.which("ptxas") or next(
@@ -109,16 +171,30 @@ def test_the_stream_k_kernel_compiles_to_the_flag_ptx_without_spills():
 
 @pytest.mark.parametrize("kw", [dict(pingpong=True, bn=128), dict(cluster=2),
                                 dict(a="e4m3", b="e4m3", c="bf16", bn=128, block_scales=True)])
-def test_stream_k_configs_are_checked(kw):
+@pytest.mark.parametrize("waves", [1, 2])
+def test_stream_k_configs_are_checked(kw, waves):
     with pytest.raises(ConfigError, match="stream_k runs cooperative consumers of one CTA"):
-        gemm_wgmma.WgmmaConfig(stream_k=True, **kw)
+        gemm_wgmma.WgmmaConfig(stream_k=waves, **kw)
+
+
+@pytest.mark.parametrize("bad", [True, 3, -1, "1"])
+def test_stream_k_is_a_count_of_waves(bad):
+    with pytest.raises(ConfigError, match="stream_k is how many last waves"):
+        gemm_wgmma.WgmmaConfig(stream_k=bad)
+    with pytest.raises(ConfigError, match="waves: the waves stream-K deals out"):
+        sk.units(512, 64, 132, waves=bad)
 
 
 @pytest.mark.gpu
-def test_tiles_two_ctas_share_come_out_right_launch_after_launch():
+@pytest.mark.parametrize("config, M, N, K, waves", [
     # 18 x 8 = 144 tiles of 128x256 on the GPU's SMs (132 on an H100): every CTA runs a stream-K run
-    # and tiles are summed through the workspace. The same launch runs twice with new values in A:
-    # a flag the first launch left set would let the second read the first launch's sums
+    ("128x256x64s4sk-tma", 2304, 2048, 264, 2),
+    # 25 x 8 = 200 tiles: one whole wave, then 68 tiles of 20 k-tiles in runs of 10 or 11, so some
+    # runs lie inside one tile and three CTAs sum it
+    ("128x256x64s4rsk1-tma", 3200, 2048, 1280, 1)])
+def test_tiles_ctas_share_come_out_right_launch_after_launch(config, M, N, K, waves):
+    # the same launch runs twice with new values in A: a flag the first launch left set would let
+    # the second read the first launch's sums
     from numba import cuda
 
     from labkit.cuda.kernels.ladder import gemm
@@ -128,12 +204,15 @@ def test_tiles_two_ctas_share_come_out_right_launch_after_launch():
 
     if device_sm() != 90:
         pytest.skip("wgmma needs sm_90a")
-    M, N, K = 2304, 2048, 264
     sms = cuda.get_current_device().MULTIPROCESSOR_COUNT
-    assert any(kb > 0 for r in sk.units(18 * 8, -(-K // 64), min(sms, 144)) for _, kb, _ in r)
+    tiles, ktiles = (M // 128) * (N // 256), -(-K // 64)
+    shared = [u for r in sk.units(tiles, ktiles, min(sms, tiles), waves) for u in r if u[1:] != (0, ktiles)]
+    assert shared, "no tile is shared on this GPU: pick another shape"
+    if waves == 1:
+        assert any(kb > 0 and ke < ktiles for _, kb, ke in shared)        # a middle piece: three CTAs
     A, B = random_operands(M, N, K, 5)
     dA, dB, dC = cuda.to_device(A), cuda.to_device(B), cuda.to_device(np.full((M, N), np.nan, np.float16))
-    _, run = gemm.prepare("wgmma", dA, dB, dC, "f32", 90, config="128x256x64s4sk-tma")
+    _, run = gemm.prepare("wgmma", dA, dB, dC, "f32", 90, config=config)
     for seed in (5, 6):
         A = random_operands(M, N, K, seed)[0]
         dA.copy_to_device(A)

@@ -163,8 +163,8 @@ def statements(cfg=None, name="gemm_wgmma"):
         """The persistent loop over this CTA's tiles (or stream-K units) with each tile's coordinates;
         ``step``: the statements that move to the next tile, ``also``: more state set up beside ``tile``."""
         if cfg.stream_k:
-            with streamk.loop(w):
-                streamk.unit(w)
+            with streamk.loop(w, cfg):
+                streamk.unit(w, cfg)
                 tile_coords()
                 yield
             return

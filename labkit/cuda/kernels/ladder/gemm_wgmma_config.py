@@ -52,9 +52,10 @@ class WgmmaConfig:
     to the f32 accumulators times their two scales; ``cluster``: CTAs launched as one cluster, on
     tiles one above the other (CUTLASS's ``ClusterShape`` of (2, 1, 1)): they share the tile of B,
     each loading 1/cluster of its rows and multicasting them to both (TMA multicast), so B crosses
-    L2 once for two tiles; ``stream_k``: the tiles of the last partial wave and one full wave are cut
-    into equal runs of k-tiles, one a CTA, and a tile shared by two CTAs is summed through a
-    workspace (:mod:`~labkit.cuda.kernels.ladder.gemm_wgmma_streamk`)."""
+    L2 once for two tiles; ``stream_k``: the last waves whose tiles are cut into equal runs of
+    k-tiles, one a CTA, a tile shared by CTAs summed through a workspace
+    (:mod:`~labkit.cuda.kernels.ladder.gemm_wgmma_streamk`): 0 (none), 2 (the last partial wave and
+    one full wave, walked first) or 1 (the last partial wave alone, walked after the whole tiles)."""
 
     consumers: int = 2
     bn: int = 256
@@ -71,7 +72,7 @@ class WgmmaConfig:
     stages_d: int = 0
     block_scales: bool = False
     cluster: int = 1
-    stream_k: bool = False
+    stream_k: int = 0
 
     def __post_init__(self):
         from labkit.elements import element
@@ -104,6 +105,9 @@ class WgmmaConfig:
             raise ConfigError("config: cluster is 1 or 2 (two cooperative CTAs sharing B, raster groups of "
                               f"an even number of tile rows); got cluster={self.cluster!r}, pingpong={self.pingpong}, "
                               f"block_scales={self.block_scales}, group_m={self.group_m}")
+        if isinstance(self.stream_k, bool) or self.stream_k not in (0, 1, 2):
+            raise ConfigError("config: stream_k is how many last waves are dealt out by k-tiles: 0, 1 (the partial "
+                              f"wave) or 2 (it and one full wave before it); got {self.stream_k!r}")
         if self.stream_k and (self.pingpong or self.block_scales or self.cluster != 1):
             raise ConfigError("config: stream_k runs cooperative consumers of one CTA on one accumulator; got "
                               f"pingpong={self.pingpong}, block_scales={self.block_scales}, cluster={self.cluster}")
@@ -165,7 +169,8 @@ CONFIGS = {
     "128x256x128s3-e4m3-tma": WgmmaConfig(stages=3, a="e4m3", b="e4m3", c="bf16", scaled=True, epilogue="tma"),
     "128x256x64s4-tma": WgmmaConfig(c="f16", epilogue="tma", stages_d=2),
     "128x256x64s4r-tma": WgmmaConfig(c="f16", epilogue="tma", stages_d=2, setmaxnreg=(40, 232)),
-    "128x256x64s4sk-tma": WgmmaConfig(c="f16", epilogue="tma", stages_d=2, stream_k=True),
+    "128x256x64s4sk-tma": WgmmaConfig(c="f16", epilogue="tma", stages_d=2, stream_k=2),
+    "128x256x64s4rsk1-tma": WgmmaConfig(c="f16", epilogue="tma", stages_d=2, setmaxnreg=(40, 232), stream_k=1),
     "128x256x128s4-e4m3-tma": WgmmaConfig(a="e4m3", b="e4m3", c="bf16", scaled=True, epilogue="tma", stages_d=2),
     "128x128x128s6-e4m3": WgmmaConfig(bn=128, stages=6, a="e4m3", b="e4m3", c="bf16", scaled=True),
     "128x128x128s6-e4m3-bs": WgmmaConfig(bn=128, stages=6, a="e4m3", b="e4m3", c="bf16", block_scales=True),
@@ -196,6 +201,8 @@ ABLATION = (
      "128x256x128s4-e4m3-tma"),
     ("setmaxnreg 40/232 (f16 C, TMA store, four stages)", "128x256x64s4-tma", "128x256x64s4r-tma"),
     ("stream-K for the last two waves (f16 C, TMA store, four stages)", "128x256x64s4-tma", "128x256x64s4sk-tma"),
+    ("stream-K for the last partial wave, after the whole tiles (f16 C, TMA store, four stages, 40/232 registers)",
+     "128x256x64s4r-tma", "128x256x64s4rsk1-tma"),
     ("per-block scales (1x128 of A, 128x128 of B; e4m3, 128x128 tiles)", "128x128x128s6-e4m3",
      "128x128x128s6-e4m3-bs"),
     ("cluster of 2, B multicast by TMA", "128x256x64s4", "128x256x64s4c2"),

@@ -4,16 +4,26 @@ A persistent grid of G CTAs walks T output tiles. When G does not divide T, the 
 ``T % G`` tiles and the other SMs wait for it: at 4096³ with 128×256 tiles, 512 tiles take 4 waves
 on 132 SMs, where 3.88 would do. Stream-K (Osama et al., "Stream-K: Work-centric Parallel
 Decomposition for Dense Matrix-Matrix Multiplication on the GPU", 2023; CUTLASS's
-``StreamKScheduler``) splits work by k-tiles instead. This is the paper's hybrid: the last partial
-wave and one full wave before it, ``T % G + G`` tiles, are cut into G equal runs of k-tiles, one
-per CTA, walked first; the remaining tiles follow whole, one wave after another.
+``StreamKScheduler``) splits work by k-tiles instead, in one of two ways (``waves``):
 
-A run that starts inside a tile holds that tile's last k-tiles (a CTA walks its run first, so it
-computes them early); the CTA before it holds the same tile's first k-tiles, at the end of its own
-run. Every run is at least one tile long, so a tile is shared by at most those two CTAs. The first
-writes its f32 accumulators to a workspace and counts on a flag; the second, after its own
-k-tiles, waits for the flag and adds the partial sums as its epilogue stores C (a few at a time,
-so they never all sit in registers beside the accumulators). The flag takes the instructions of
+- two waves, the paper's hybrid: the last partial wave and one full wave before it, ``T % G + G``
+  tiles, are cut into G equal runs of k-tiles, one per CTA, walked first; the remaining tiles
+  follow whole, one wave after another. A run that starts inside a tile holds that tile's last
+  k-tiles (the CTA walks them first); the CTA before it holds the same tile's first k-tiles, at the
+  end of its own run. Every run is at least one tile long, so a tile is shared by at most those two.
+  The runs start at k-tiles all over K, so CTAs that share a band of A or B no longer ask for the
+  same k-tile together.
+- one wave: the whole tiles first, wave after wave, then the last partial wave's ``T % G`` tiles
+  cut into G runs (only when they fill half the grid or more, so a run is at least half a tile). A
+  run walks its last tile first, from k-tile 0, then the end of the tile before: every CTA starts
+  its run at k-tile 0 or a few k-tiles in, and the CTAs walk K together as the whole tiles did. A
+  tile is shared by at most three runs: the holder of its first k-tiles hands its sums on, a run
+  that lies inside the tile adds them to its own and hands those on, and the holder of the last
+  k-tiles owns the tile.
+
+In both, the piece walked first hands its f32 accumulators on through a workspace and a flag, and
+the owner, after its own k-tiles, waits for the flag and adds the partial sums as its epilogue
+stores C (a few at a time, so they never all sit in registers beside the accumulators). The flag takes the instructions of
 CUTLASS's ``GenericBarrier`` (``fence.acq_rel.gpu``, then ``red.relaxed.gpu.global.add``: a
 release), issued by every writing thread for its own stores, so it counts to 128 (one releasing
 thread after a named barrier made ptxas spill); the reader's thread spins on
@@ -32,36 +42,60 @@ name                                             PTX                            
 >>> runs = units(tiles=512, ktiles=64, grid=132)
 >>> max(sum(ke - kb for _, kb, ke in r) for r in runs), 4 * 64     # k-tiles of the busiest CTA
 (249, 256)
+>>> units(tiles=512, ktiles=64, grid=132, waves=1)[1]               # 3 whole tiles, then its run
+[(1, 0, 64), (133, 0, 64), (265, 0, 64), (397, 0, 50), (396, 57, 64)]
 """
 
 from __future__ import annotations
 
 from labkit.atoms.instructions import GEMM_PTX as _REGISTRY
 from labkit.cuda._numba import SIMULATED as _SIMULATED
+from labkit.errors import ConfigError
 
-__all__ = ["SPLIT", "NEXT", "split", "next_unit", "units", "red_release_gpu", "ld_acquire_gpu", "workspace_words",
+__all__ = ["SPLIT", "NEXT", "WAVES", "split", "next_unit", "units", "red_release_gpu", "ld_acquire_gpu", "workspace_words",
            "loop", "unit", "k_range", "end"]
 
 
-#: a CTA's run (``cta`` of ``grid``): the kernel's statements, and :func:`split`'s body
-SPLIT = (
-    "waves = int32(ntiles // grid)",
-    "sk = int32(ntiles - (waves - 1) * grid if waves > 0 and ntiles % grid != 0 else 0)",
-    "per_cta = int32(sk * ktiles // grid)",
-    "longer = int32(sk * ktiles % grid)",
-    "cur = int32(cta * per_cta + min(cta, longer))",
-    "run_end = int32(cur + per_cta + (1 if cta < longer else 0))",
-    "dp = int32(sk + cta)",
-)
-#: the next unit: the kernel's statements, and :func:`next_unit`'s body
-NEXT = (
-    "more = cur < run_end",
-    "tile = int32(cur // ktiles if more else (dp if dp < ntiles else -1))",
-    "kb = int32(cur - tile * ktiles if more else 0)",
-    "ke = int32(min(ktiles, kb + run_end - cur) if more else ktiles)",
-    "cur = int32(cur + ke - kb if more else cur)",
-    "dp = int32(dp if more else dp + grid)",
-)
+#: a CTA's run (``cta`` of ``grid``), by the waves dealt out by k-tiles: the kernel's statements,
+#: and :func:`split`'s body. Two: the last partial wave and one full wave before it (runs of at least
+#: a tile); one: the last partial wave alone, when it fills at least half the grid (runs of at least
+#: half a tile), its tiles the last ones, after the whole tiles
+SPLIT = {
+    2: ("waves = int32(ntiles // grid)",
+        "sk = int32(ntiles - (waves - 1) * grid if waves > 0 and ntiles % grid != 0 else 0)",
+        "per_cta = int32(sk * ktiles // grid)",
+        "longer = int32(sk * ktiles % grid)",
+        "cur = int32(cta * per_cta + min(cta, longer))",
+        "run_end = int32(cur + per_cta + (1 if cta < longer else 0))",
+        "dp = int32(sk + cta)"),
+    1: ("waves = int32(ntiles // grid)",
+        "sk = int32(ntiles % grid if waves > 0 and 2 * (ntiles % grid) >= grid else 0)",
+        "per_cta = int32(sk * ktiles // grid)",
+        "longer = int32(sk * ktiles % grid)",
+        "cur = int32(cta * per_cta + min(cta, longer))",
+        "run_end = int32(cur + per_cta + (1 if cta < longer else 0))",
+        "first = int32(ntiles - sk)",
+        "dp = int32(cta)"),
+}
+#: the next unit: the kernel's statements, and :func:`next_unit`'s body. Two waves: the run's pieces
+#: first, in k order, then whole tiles; one wave: whole tiles first, then the run's pieces, its last
+#: tile first (so every CTA starts its run near k-tile 0, and the CTAs walk K together)
+NEXT = {
+    2: ("more = cur < run_end",
+        "tile = int32(cur // ktiles if more else (dp if dp < ntiles else -1))",
+        "kb = int32(cur - tile * ktiles if more else 0)",
+        "ke = int32(min(ktiles, kb + run_end - cur) if more else ktiles)",
+        "cur = int32(cur + ke - kb if more else cur)",
+        "dp = int32(dp if more else dp + grid)"),
+    1: ("more = dp < first",
+        "last = int32((run_end - 1) // ktiles)",
+        "tile = int32(dp if more else (first + last if cur < run_end else -1))",
+        "kb = int32(0 if more else max(cur, last * ktiles) - last * ktiles)",
+        "ke = int32(ktiles if more else run_end - last * ktiles)",
+        "run_end = int32(run_end if more else max(cur, last * ktiles))",
+        "dp = int32(dp + grid if more else dp)"),
+}
+WAVES = tuple(SPLIT)
 
 
 def _function(name, params, lines, result, doc):
@@ -70,41 +104,64 @@ def _function(name, params, lines, result, doc):
     from labkit.cuda.program import KernelProgram
 
     source = f"def {name}({params}):\n" + "".join(f"    {x}\n" for x in lines) + f"    return {result}\n"
-    fn = KernelProgram(name, source, {"int32": int, "min": min}).function()
+    fn = KernelProgram(name, source, {"int32": int, "min": min, "max": max}).function()
     fn.__doc__ = doc
     return fn
 
 
-split = _function("split", "ntiles, ktiles, grid, cta", SPLIT, "sk, cur, run_end", """\
-``(stream-K tiles, first k-iteration, end)`` of CTA ``cta``'s run: the ``ntiles % grid + grid``
-tiles of the last two waves (none when ``grid`` divides ``ntiles`` or there is a single wave), their
-k-tiles cut into ``grid`` runs whose lengths differ by at most one. Its body is :data:`SPLIT`, the
-kernel's own statements.
-
->>> split(512, 64, 132, 0), split(512, 64, 132, 131), split(528, 64, 132, 5)
-((248, 0, 121), (248, 15752, 15872), (0, 0, 0))
-""")
-
-next_unit = _function("next_unit", "cur, run_end, dp, ntiles, ktiles, grid", NEXT, "tile, kb, ke, cur, dp", """\
-The next unit after run position ``cur`` (of ``run_end``) and data-parallel tile ``dp``:
-``(tile, first k-tile, end k-tile, cur, dp)``, tile -1 when none is left. The run's pieces come
-first, one per tile it touches, then whole tiles ``dp, dp + grid, ...``. Its body is :data:`NEXT`,
-the kernel's own statements.
-
->>> next_unit(121, 242, 249, 512, 64, 132)         # CTA 1's run starts inside tile 1
-(1, 57, 64, 128, 249)
-""")
+_SPLIT = {w: _function("split", "ntiles, ktiles, grid, cta", SPLIT[w], "sk, cur, run_end, dp", "")
+          for w in WAVES}
+_NEXT = {w: _function("next_unit", "cur, run_end, dp, ntiles, ktiles, grid" + (", first" if w == 1 else ""),
+                      NEXT[w], "tile, kb, ke, cur, run_end, dp", "") for w in WAVES}
 
 
-def units(tiles, ktiles, grid):
+def _waves(waves):
+    if waves not in WAVES or isinstance(waves, bool):
+        raise ConfigError(f"waves: the waves stream-K deals out by k-tiles are 1 or 2; got {waves!r}")
+    return waves
+
+
+def split(ntiles, ktiles, grid, cta, waves=2):
+    """``(stream-K tiles, first k-iteration, end)`` of CTA ``cta``'s run: with ``waves=2`` the
+    ``ntiles % grid + grid`` tiles of the last two waves (none when ``grid`` divides ``ntiles`` or
+    there is a single wave), with ``waves=1`` the ``ntiles % grid`` tiles of the last wave (none
+    unless they fill half the grid), their k-tiles cut into ``grid`` runs whose lengths differ by at
+    most one. Its body is :data:`SPLIT`, the kernel's own statements.
+
+    >>> split(512, 64, 132, 0), split(512, 64, 132, 131), split(528, 64, 132, 5)
+    ((248, 0, 121), (248, 15752, 15872), (0, 0, 0))
+    >>> split(512, 64, 132, 0, waves=1), split(512, 64, 132, 131, waves=1), split(450, 64, 132, 0, waves=1)
+    ((116, 0, 57), (116, 7368, 7424), (0, 0, 0))
+    """
+    return _SPLIT[_waves(waves)](ntiles, ktiles, grid, cta)[:3]
+
+
+def next_unit(cur, run_end, dp, ntiles, ktiles, grid, waves=2):
+    """The next unit after run ``[cur, run_end)`` and data-parallel tile ``dp``:
+    ``(tile, first k-tile, end k-tile, cur, run_end, dp)``, tile -1 when none is left. Its body is
+    :data:`NEXT`, the kernel's own statements.
+
+    >>> next_unit(121, 242, 249, 512, 64, 132)[:3]         # CTA 1's run starts inside tile 1
+    (1, 57, 64)
+    >>> next_unit(57, 114, 397, 512, 64, 132, waves=1)[:3]  # after its whole tiles, CTA 1 starts tile 397 at k-tile 0
+    (397, 0, 50)
+    """
+    fn = _NEXT[_waves(waves)]
+    if waves == 1:
+        sk = split(ntiles, ktiles, grid, 0, 1)[0]
+        return fn(cur, run_end, dp, ntiles, ktiles, grid, ntiles - sk)
+    return fn(cur, run_end, dp, ntiles, ktiles, grid)
+
+
+def units(tiles, ktiles, grid, waves=2):
     """Every CTA's units ``(tile, first k-tile, end k-tile)`` in the order it walks them (the
     kernel's arithmetic, run in Python)."""
     out = []
     for cta in range(grid):
-        sk, cur, end = split(tiles, ktiles, grid, cta)
-        dp, mine = sk + cta, []
+        _, cur, end, dp = _SPLIT[_waves(waves)](tiles, ktiles, grid, cta)
+        mine = []
         while True:
-            tile, kb, ke, cur, dp = next_unit(cur, end, dp, tiles, ktiles, grid)
+            tile, kb, ke, cur, end, dp = next_unit(cur, end, dp, tiles, ktiles, grid, waves)
             if tile < 0:
                 break
             mine.append((tile, kb, ke))
@@ -120,22 +177,24 @@ def workspace_words(cfg, grid):
 
 # --- the kernel's statements ---------------------------------------------------------------------
 
-def loop(w):
+def loop(w, cfg):
     """Open the unit loop (the caller's ``with``); the caller then emits :func:`unit`."""
     with w.concept("streamk"):
-        w.comment("stream-K: this CTA's run of k-tiles over the last two waves' tiles, then whole tiles")
+        w.comment("stream-K: this CTA's run of k-tiles over the last two waves' tiles, then whole tiles"
+                  if cfg.stream_k == 2 else
+                  "stream-K: whole tiles, then this CTA's run of k-tiles of the last wave's tiles, last tile first")
         w.code("grid = int32(cuda.gridDim.x)")
         w.code("cta = int32(cuda.blockIdx.x)")
-        for line in SPLIT:
+        for line in SPLIT[cfg.stream_k]:
             w.code(line)
         w.code("tile = int32(0)")
     return w.block("while tile >= 0:")
 
 
-def unit(w):
+def unit(w, cfg):
     """The next unit's ``tile``, ``kb``, ``ke``, inside the loop; leaves it when none is left."""
     with w.concept("streamk"):
-        for line in NEXT:
+        for line in NEXT[cfg.stream_k]:
             w.code(line)
         with w.block("if tile < 0:"):
             w.code("break")
@@ -147,32 +206,60 @@ def k_range(cfg):
 
 
 def end(w, cfg, acc, store):
-    """After a unit's main loop: a run's first unit that holds a tile's last k-tiles hands its sums
-    on; a run's last unit that holds only a tile's first k-tiles waits for them and adds them as it
-    stores C; any other unit stores C. ``store(add)`` emits the epilogue
+    """After a unit's main loop: a unit that hands its sums on writes them to the CTA's slot of the
+    workspace, the unit that owns a shared tile waits for the sums of the CTA before or after it and
+    adds them as it stores C, any other unit stores C. Two waves: the run's first unit, holding a
+    tile's last k-tiles, hands on to the run before, whose last unit holds the tile's first k-tiles
+    and owns it. One wave: a unit that holds a tile's first k-tiles (walked first) hands on to the
+    run after it; one that holds middle k-tiles (a whole run inside the tile) first adds the sums of
+    the run before, then hands on; the unit that holds the tile's last k-tiles owns it. So an owner
+    reads one slot, and a slot is read once. ``store(add)`` emits the epilogue
     (:func:`~labkit.cuda.kernels.ladder.gemm_wgmma_epilogue.store_c`), ``add`` the term added to
     accumulator ``i``: ``add.format(128 * i)``."""
-    R = cfg.bn // 2
+    R, C = cfg.bn // 2, cfg.consumers
+    two = cfg.stream_k == 2
     with w.concept("streamk"):
-        w.code(f"slot = int32(((cta * {cfg.consumers} + c) * {R}) * 128 + t)")
-        with w.block("if kb > 0:"):
-            w.comment("this run holds the tile's last k-tiles: its sums go to the CTA that holds the first;")
-            w.comment("each thread releases its own (the flag counts the warpgroup's 128 threads)")
-            for i in range(R):
-                w.code(f"ws[slot + {128 * i}] = {acc}[{i}]", repeat="ws")
-            w.code(f"red_release_gpu(flags, cta * {cfg.consumers} + c, 1)", call="red_release_gpu")
-        with w.block("elif ke < ktiles:"):
-            w.comment("the next CTA holds the rest of this tile: wait for its sums, add them as C is stored")
-            w.code(f"peer = int32((cta + 1) * {cfg.consumers} + c)")
-            with w.block("if t == 0:"):
-                with w.block("while ld_acquire_gpu(flags, peer) != 128:", call="ld_acquire_gpu"):
-                    w.code("pass")
-                w.code("flags[peer] = uint32(0)")
-            w.code("bar_sync_named(1 + c, 128)", call="bar_sync_named")
-            w.code(f"other = int32(slot + {cfg.consumers * R * 128})")
+        w.code(f"slot = int32(((cta * {C} + c) * {R}) * 128 + t)")
+        with w.block(f"if {'kb > 0' if two else 'ke < ktiles'}:"):
+            if two:
+                w.comment("this run holds the tile's last k-tiles: its sums go to the CTA that holds the first;")
+                _hand_on(w, cfg, acc, None)
+            else:
+                w.comment("a middle piece: the run before holds the tile's first k-tiles; add its sums to these")
+                with w.block("if kb > 0:"):
+                    _wait(w, f"(cta - 1) * {C} + c", -C * R * 128)
+                    _hand_on(w, cfg, acc, "ws[other + {}]")
+                with w.block("else:"):
+                    _hand_on(w, cfg, acc, None)
+        with w.block(f"elif {'ke < ktiles' if two else 'kb > 0'}:"):
+            w.comment("the next CTA holds the rest of this tile: wait for its sums, add them as C is stored" if two
+                      else "the run before holds the rest of this tile: wait for its sums, add them as C is stored")
+            _wait(w, *((f"(cta + 1) * {C} + c", C * R * 128) if two else (f"(cta - 1) * {C} + c", -C * R * 128)))
             store("ws[other + {}]")
         with w.block("else:"):
             store(None)
+
+
+def _hand_on(w, cfg, acc, add):
+    """Write the accumulators (plus ``add``) to this CTA's slot and release them: each thread releases
+    its own stores, so the flag counts the warpgroup's 128 threads."""
+    for i in range(cfg.bn // 2):
+        term = f"{acc}[{i}]" if add is None else f"{acc}[{i}] + {add.format(128 * i)}"
+        w.code(f"ws[slot + {128 * i}] = {term}", repeat="ws")
+    w.code(f"red_release_gpu(flags, cta * {cfg.consumers} + c, 1)", call="red_release_gpu")
+
+
+def _wait(w, index, offset):
+    """One thread of the warpgroup spins until the flag of slot ``index`` counts 128 releases and
+    resets it; then the warpgroup meets, so every thread may read the slot (``other``: this thread's
+    place in it, ``offset`` words from its own)."""
+    w.code(f"peer = int32({index})")
+    with w.block("if t == 0:"):
+        with w.block("while ld_acquire_gpu(flags, peer) != 128:", call="ld_acquire_gpu"):
+            w.code("pass")
+        w.code("flags[peer] = uint32(0)")
+    w.code("bar_sync_named(1 + c, 128)", call="bar_sync_named")
+    w.code(f"other = int32(slot + {offset})")
 
 
 def _gpu_bindings():
