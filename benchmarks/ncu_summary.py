@@ -3,7 +3,8 @@
     python benchmarks/ncu_summary.py step7=ncu_step7.txt cublas=ncu_cublas.txt > profile.json
 
 Each report gives the kernel's name (as ncu prints it, shortened), its duration, SM clock, elapsed
-and active SM cycles, DRAM bytes, L2 hit rate, the wgmma instructions it executed, its grid, block,
+and active SM cycles, the busiest SM pipe's share of the elapsed cycles (ncu's "Compute (SM)
+Throughput"), DRAM bytes, L2 hit rate, the wgmma instructions it executed, its grid, block,
 cluster, registers and dynamic shared memory, for whichever of those sections and metrics the
 report holds. Values are as ncu printed them: units are in the keys (MB of 10^6 bytes).
 """
@@ -18,6 +19,7 @@ ROWS = {
     "sm_clock_ghz": ("SM Frequency", {"Ghz": 1.0, "Mhz": 1e-3}),
     "elapsed_cycles": ("Elapsed Cycles", {"cycle": 1.0}),
     "sm_active_cycles": ("SM Active Cycles", {"cycle": 1.0}),
+    "sm_busy_pct": ("Compute (SM) Throughput", {"%": 1.0}),
     "dram_read_mb": ("dram__bytes_read.sum", {"Mbyte": 1.0, "Gbyte": 1e3, "Kbyte": 1e-3}),
     "dram_write_mb": ("dram__bytes_write.sum", {"Mbyte": 1.0, "Gbyte": 1e3, "Kbyte": 1e-3}),
     "l2_hit_pct": ("lts__t_sector_hit_rate.pct", {"%": 1.0}),
