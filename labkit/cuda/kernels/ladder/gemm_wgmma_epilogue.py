@@ -23,7 +23,7 @@ groups must have read the room (``cp.async.bulk.wait_group.read stages_d - 1``).
 
 from __future__ import annotations
 
-__all__ = ["store_c", "drain", "staged_chunk", "BOX_BYTES"]
+__all__ = ["store_c", "drain", "staged_chunk", "BOX_BYTES", "ADD_BATCH", "preload"]
 
 #: bytes of one staged TMA box: 64 rows of 128 bytes (64 columns of 16-bit C)
 BOX_BYTES = 64 * 128
@@ -38,7 +38,8 @@ def staged_chunk(j: int, row: int) -> int:
 def store_c(w, cfg, acc="acc", rows="64 * c", add=None):
     """The statements that store accumulator tuple ``acc`` (rows ``m0 + rows`` ... of the tile);
     ``add``: a term added to accumulator ``i`` first, ``add.format(128 * i)`` (stream-K's partial sums,
-    read as each one is stored, so they never all sit in registers)."""
+    loaded :data:`ADD_BATCH` at a time just before they are stored, so they never all sit in
+    registers and the loads of a batch overlap)."""
     if cfg.epilogue == "tma":
         _tma(w, cfg, acc, add)
     else:
@@ -52,22 +53,42 @@ def drain(w, cfg):
             w.code("cp_async_bulk_wait_group()", call="cp_async_bulk_wait_group")
 
 
-def _scaled(cfg, acc, i, add=None):
-    x = f"{acc}[{i}]" if add is None else f"({acc}[{i}] + {add.format(128 * i)})"
+#: accumulators whose added terms are loaded together, before any of them is stored: the loads then
+#: overlap, where a load issued between two stores would wait out its whole latency alone
+ADD_BATCH = 32
+
+
+def preload(w, add, idxs):
+    """Load the terms ``add`` adds to accumulators ``idxs`` into registers ``q0, q1, ...``, all before
+    the stores that use them; ``{index: register}`` (empty without ``add``)."""
+    if add is None:
+        return {}
+    w.comment(f"load the {len(idxs)} terms first, so their loads overlap")
+    for n, i in enumerate(idxs):
+        w.code(f"q{n} = {add.format(128 * i)}", repeat="preload")
+    return {i: f"q{n}" for n, i in enumerate(idxs)}
+
+
+def _scaled(cfg, acc, i, terms=None):
+    x = f"({acc}[{i}] + {terms[i]})" if terms else f"{acc}[{i}]"
     return x + (" * alpha" if cfg.scaled else "")
 
 
 def _direct(w, cfg, acc, rows, add):
     f32 = cfg.c == "f32"
+    per = ADD_BATCH // 4                                       # column blocks of 8 whose terms load together
 
-    def store(j, hi, repeat=None):
-        x, y = _scaled(cfg, acc, 4 * j + 2 * hi, add), _scaled(cfg, acc, 4 * j + 2 * hi + 1, add)
+    def store(j, hi, terms, repeat=None):
+        x, y = _scaled(cfg, acc, 4 * j + 2 * hi, terms), _scaled(cfg, acc, 4 * j + 2 * hi + 1, terms)
         if f32:
             w.code(f"st_global_v2_f32(C, i{hi} + {8 * j}, {x}, {y})", call="st_global_v2_f32", repeat=repeat)
             return
         cvt = f"cvt_rn_{cfg.c}x2_f32"
         w.code(f"p = {cvt}({y}, {x})", call=cvt, repeat=repeat and "cvt")
         w.code(f"st_global_u32(C, i{hi} + {4 * j}, p)", call="st_global_u32", repeat=repeat)
+
+    def batch(j0):
+        return preload(w, add, [4 * j + e for j in range(j0, min(j0 + per, cfg.bn // 8)) for e in range(4)])
 
     with w.concept("tCgC"):
         w.comment("wgmma's D fragment: warp w holds rows 16w + lane/4 (+8), columns 8j + 2(lane%4) (+1)")
@@ -82,17 +103,21 @@ def _direct(w, cfg, acc, rows, add):
             w.code("i1 = int32(i0 + 4 * N)")
     with w.concept("axpby"):
         with w.block(f"if m0 + {cfg.bm} <= M and n0 + {cfg.bn} <= N:"):
-            for j in range(cfg.bn // 8):
-                for hi in (0, 1):
-                    store(j, hi, "st0")
+            for j0 in range(0, cfg.bn // 8, per):
+                terms = batch(j0)
+                for j in range(j0, min(j0 + per, cfg.bn // 8)):
+                    for hi in (0, 1):
+                        store(j, hi, terms, "st0")
         with w.block("else:", cute="residue"):
             w.code("ok0 = r0 < M", cute="residue")
             w.code("ok1 = r0 + 8 < M", cute="residue")
-            for j in range(cfg.bn // 8):
-                with w.block(f"if col + {8 * j} < N:", cute="residue"):
-                    for hi in (0, 1):
-                        with w.block(f"if ok{hi}:", cute="residue"):
-                            store(j, hi)
+            for j0 in range(0, cfg.bn // 8, per):
+                terms = batch(j0)
+                for j in range(j0, min(j0 + per, cfg.bn // 8)):
+                    with w.block(f"if col + {8 * j} < N:", cute="residue"):
+                        for hi in (0, 1):
+                            with w.block(f"if ok{hi}:", cute="residue"):
+                                store(j, hi, terms)
 
 
 def _tma(w, cfg, acc, add):
@@ -123,9 +148,10 @@ def _stage(w, cfg, acc, cvt, boxes, pending, room, why, add):
             w.code("lrow = uint32(lane // 4)")
             w.code("at = uint32(stg + (16 * warp + lrow) * 128 + 4 * (lane % 4))")
         for b in boxes:
+            terms = preload(w, add, [4 * j + e for j in range(8 * b, 8 * b + 8) for e in range(4)])
             for j in range(8 * b, 8 * b + 8):
                 for hi in (0, 1):
-                    x, y = _scaled(cfg, acc, 4 * j + 2 * hi, add), _scaled(cfg, acc, 4 * j + 2 * hi + 1, add)
+                    x, y = _scaled(cfg, acc, 4 * j + 2 * hi, terms), _scaled(cfg, acc, 4 * j + 2 * hi + 1, terms)
                     w.code(f"p = {cvt}({y}, {x})", call=cvt, repeat="cvt")
                     w.code(f"st_shared_u32(at + (({j % 8} ^ lrow) << 4), p, {slot[b] * BOX_BYTES + 1024 * hi})",
                            call="st_shared_u32", repeat="sts")

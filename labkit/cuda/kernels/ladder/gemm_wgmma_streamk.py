@@ -241,11 +241,17 @@ def end(w, cfg, acc, store):
 
 
 def _hand_on(w, cfg, acc, add):
-    """Write the accumulators (plus ``add``) to this CTA's slot and release them: each thread releases
-    its own stores, so the flag counts the warpgroup's 128 threads."""
-    for i in range(cfg.bn // 2):
-        term = f"{acc}[{i}]" if add is None else f"{acc}[{i}] + {add.format(128 * i)}"
-        w.code(f"ws[slot + {128 * i}] = {term}", repeat="ws")
+    """Write the accumulators (plus ``add``, loaded a batch at a time before the batch is stored) to
+    this CTA's slot and release them: each thread releases its own stores, so the flag counts the
+    warpgroup's 128 threads."""
+    from labkit.cuda.kernels.ladder.gemm_wgmma_epilogue import ADD_BATCH, preload
+
+    R = cfg.bn // 2
+    for i0 in range(0, R, ADD_BATCH):
+        terms = preload(w, add, list(range(i0, min(i0 + ADD_BATCH, R))))
+        for i in range(i0, min(i0 + ADD_BATCH, R)):
+            term = f"{acc}[{i}] + {terms[i]}" if terms else f"{acc}[{i}]"
+            w.code(f"ws[slot + {128 * i}] = {term}", repeat="ws")
     w.code(f"red_release_gpu(flags, cta * {cfg.consumers} + c, 1)", call="red_release_gpu")
 
 
