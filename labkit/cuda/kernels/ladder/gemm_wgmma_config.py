@@ -181,6 +181,8 @@ CONFIGS = {
     "128x256x64s4-f16out": WgmmaConfig(c="f16"),
     "128x256x64s4c2": WgmmaConfig(cluster=2),
     "128x256x64s3c2-tma": WgmmaConfig(stages=3, c="f16", epilogue="tma", cluster=2),
+    "128x256x64s3g16-tma": WgmmaConfig(stages=3, c="f16", epilogue="tma", group_m=16),
+    "128x256x64s3c2g16-tma": WgmmaConfig(stages=3, c="f16", epilogue="tma", group_m=16, cluster=2),
     "128x256x128s3c2-e4m3-tma": WgmmaConfig(stages=3, a="e4m3", b="e4m3", c="bf16", scaled=True, epilogue="tma",
                                             cluster=2),
     "128x256x128s4-e4m3": WgmmaConfig(a="e4m3", b="e4m3", c="bf16", scaled=True),
@@ -208,6 +210,9 @@ ABLATION = (
     ("cluster of 2, B multicast by TMA", "128x256x64s4", "128x256x64s4c2"),
     ("cluster of 2, B multicast by TMA (f16 C, TMA store)", "128x256x64s3-tma", "128x256x64s3c2-tma"),
     ("cluster of 2, B multicast by TMA (e4m3, TMA store)", "128x256x128s3-e4m3-tma", "128x256x128s3c2-e4m3-tma"),
+    ("raster groups of 16 tile rows instead of 8 (f16 C, TMA store)", "128x256x64s3-tma", "128x256x64s3g16-tma"),
+    ("cluster of 2, B multicast by TMA (f16 C, TMA store, groups of 16 tile rows)", "128x256x64s3g16-tma",
+     "128x256x64s3c2g16-tma"),
 )
 
 #: sm_90 and more (sm_90a is checked at launch); K % 8 == 0 (TMA row pitch), 16-byte pointers
