@@ -213,3 +213,32 @@ def test_tiles_ctas_share_come_out_right_launch_after_launch(config, M, N, K, wa
         run()
         err = relative_error(dC.copy_to_host().astype(np.float64), reference(A.astype(np.float64), B.astype(np.float64)))
         assert err <= tolerance("f32", K) + ROUNDOFF["f16"], (seed, err)
+
+
+@pytest.mark.parametrize("config", ["128x256x64s4sk-tma", "128x256x64s4rsk1-tma"])
+def test_partial_sums_are_loaded_a_batch_before_the_stores_that_add_them(config):
+    # every term added to accumulator i is the workspace word 128 * i past the peer's slot, and the
+    # whole batch of loads comes before the first store that uses one of them (a load between two
+    # asm stores would wait out its latency alone)
+    import re
+
+    from labkit.cuda.kernels.ladder.gemm_wgmma_epilogue import ADD_BATCH
+
+    lines = [x.strip() for x in gemm_wgmma.source(config).splitlines()]
+    loaded, batches, uses = {}, [], 0
+    for line in lines:
+        m = re.fullmatch(r"q(\d+) = ws\[other \+ (\d+)\]", line)
+        if m:
+            if not loaded or batches[-1] == "used":
+                batches.append(0)
+                loaded = {}
+            loaded[int(m[1])] = int(m[2])
+            batches[-1] += 1
+            continue
+        for acc, q in re.findall(r"acc\[(\d+)\] \+ q(\d+)", line):
+            assert loaded[int(q)] == 128 * int(acc), line
+            uses += 1
+            if isinstance(batches[-1], int):
+                assert batches[-1] == ADD_BATCH
+                batches.append("used")
+    assert uses >= 128 and batches.count(ADD_BATCH) >= 128 // ADD_BATCH

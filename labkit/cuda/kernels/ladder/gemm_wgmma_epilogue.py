@@ -54,8 +54,9 @@ def drain(w, cfg):
 
 
 #: accumulators whose added terms are loaded together, before any of them is stored: the loads then
-#: overlap, where a load issued between two stores would wait out its whole latency alone
-ADD_BATCH = 32
+#: overlap, where a load issued between two stores would wait out its whole latency alone. A thread's
+#: share of one 64 x 64 box of C (the TMA-store epilogue stages a box at a time)
+ADD_BATCH = 64 * 64 // 128
 
 
 def preload(w, add, idxs):
@@ -148,7 +149,7 @@ def _stage(w, cfg, acc, cvt, boxes, pending, room, why, add):
             w.code("lrow = uint32(lane // 4)")
             w.code("at = uint32(stg + (16 * warp + lrow) * 128 + 4 * (lane % 4))")
         for b in boxes:
-            terms = preload(w, add, [4 * j + e for j in range(8 * b, 8 * b + 8) for e in range(4)])
+            terms = preload(w, add, list(range(ADD_BATCH * b, ADD_BATCH * (b + 1))))    # the box's accumulators
             for j in range(8 * b, 8 * b + 8):
                 for hi in (0, 1):
                     x, y = _scaled(cfg, acc, 4 * j + 2 * hi, terms), _scaled(cfg, acc, 4 * j + 2 * hi + 1, terms)

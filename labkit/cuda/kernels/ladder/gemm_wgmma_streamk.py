@@ -23,7 +23,8 @@ Decomposition for Dense Matrix-Matrix Multiplication on the GPU", 2023; CUTLASS'
 
 In both, the piece walked first hands its f32 accumulators on through a workspace and a flag, and
 the owner, after its own k-tiles, waits for the flag and adds the partial sums as its epilogue
-stores C (a few at a time, so they never all sit in registers beside the accumulators). The flag takes the instructions of
+stores C, a batch at a time, each batch loaded before the stores that use it (so the loads overlap,
+and the sums never all sit in registers beside the accumulators). The flag takes the instructions of
 CUTLASS's ``GenericBarrier`` (``fence.acq_rel.gpu``, then ``red.relaxed.gpu.global.add``: a
 release), issued by every writing thread for its own stores, so it counts to 128 (one releasing
 thread after a named barrier made ptxas spill); the reader's thread spins on
