@@ -68,7 +68,7 @@ HOPPER_FP8_RUN = "hopper_fp8_h100_2026-12-05"
 and cuBLAS's fp8 GEMM (``torch._scaled_mm``), six problem shapes, interleaved rounds (H100)."""
 HOPPER_PINGPONG_RUN = "hopper_pingpong_h100_2026-12-05"
 """Step 7's ping-pong consumers beside its cooperative ones, f16 and fp8, six shapes, interleaved rounds (H100)."""
-HOPPER_ABLATION_RUN = "hopper_ablation_h100_2026-12-05b"
+HOPPER_ABLATION_RUN = "hopper_ablation_h100_2026-12-06"
 """Step 7's ablation: each technique as a pair of configurations differing in it alone, one run (H100)."""
 HOPPER_TOP_RUN = "hopper_top_h100_2026-12-05b"
 """Step 7's top configurations (f16 and fp8 with TMA-store epilogues, four stages, stream-K, per-block scales)
