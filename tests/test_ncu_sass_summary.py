@@ -1,0 +1,48 @@
+"""benchmarks/ncu_sass_summary.py groups an Nsight Compute source page by how often each
+instruction ran, and the recorded pages of step 7 and cuBLAS read as their kernels are built."""
+
+import doctest
+import gzip
+import importlib.util
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+RESULTS = REPO / "benchmarks" / "results"
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("ncu_sass_summary", REPO / "benchmarks" / "ncu_sass_summary.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_docstring_examples():
+    assert doctest.testmod(_module()).failed == 0
+
+
+def test_instructions_are_grouped_by_times_executed(tmp_path):
+    # a page as ncu writes it: the kernel's name first, then the header; 10 samples in all
+    page = ('"Kernel Name","k"\n'
+            '"Address","Source","Warp Stall Sampling (All Samples)","Instructions Executed"\n'
+            '"0x10","HGMMA.64x256x16.F32 R24, gdesc[UR20], R24","6","64"\n'
+            '"0x20","@P0 BRA 0x10","1","64"\n'
+            '"0x30","STS [R1], R2","3","4"\n')
+    path = tmp_path / "page.csv.gz"
+    with gzip.open(path, "wt") as f:
+        f.write(page)
+    got = _module().levels(str(path))
+    assert [(n, count) for n, count, _, _ in got] == [(64, 2), (4, 1)]
+    assert abs(got[0][2] - 0.7) < 1e-12 and abs(got[1][2] - 0.3) < 1e-12
+    assert dict(got[0][3]) == {"HGMMA.64x256x16.F32": 1, "BRA": 1}
+
+
+def test_the_recorded_pages_hold_each_kernels_k_tile_loop():
+    mod = _module()
+    # step 7: 512 tiles x 64 k-tiles x 8 consumer warps, four m64n256k16 a k-tile
+    step7 = {n: dict(ops) for n, _, _, ops in mod.levels(str(RESULTS / "hopper_sass_step7_h100_2026-12-06.csv.gz"),
+                                                         top=50)}
+    assert step7[512 * 64 * 8]["HGMMA.64x256x16.F32"] == 4
+    # cuBLAS's kernel (nvjet ..._128x256_64x4_...): m64n128k16, two halves of N a k-tile
+    cublas = mod.levels(str(RESULTS / "hopper_sass_cublas_h100_2026-12-06.csv.gz"), top=50)
+    assert sum(dict(ops).get("HGMMA.64x128x16.F32", 0) * n for n, _, _, ops in cublas) == 512 * 64 * 8 * 8
