@@ -46,3 +46,26 @@ def test_the_recorded_pages_hold_each_kernels_k_tile_loop():
     # cuBLAS's kernel (nvjet ..._128x256_64x4_...): m64n128k16, two halves of N a k-tile
     cublas = mod.levels(str(RESULTS / "hopper_sass_cublas_h100_2026-12-06.csv.gz"), top=50)
     assert sum(dict(ops).get("HGMMA.64x128x16.F32", 0) * n for n, _, _, ops in cublas) == 512 * 64 * 8 * 8
+
+
+def test_the_recorded_figures_are_what_the_pages_say():
+    import json
+    mod = _module()
+    spec = importlib.util.spec_from_file_location("ncu_summary", REPO / "benchmarks" / "ncu_summary.py")
+    details = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(details)
+    record = json.loads((RESULTS / "hopper_sass_h100_2026-12-06.json").read_text())["sass"]
+    for who, name, loops in (("step 7", "step7", [262144]), ("cuBLAS", "cublas", [197664, 64480, 196608])):
+        levels = {n: (count, share, dict(ops)) for n, count, share, ops in
+                  mod.levels(str(RESULTS / f"hopper_sass_{name}_h100_2026-12-06.csv.gz"), top=80)}
+        fig = record[who]
+        per_k_tile = sum(n * levels[n][0] for n in loops) / 262144
+        assert abs(fig["k_tile_loop_instructions"] - per_k_tile) < 0.05, who
+        assert abs(fig["k_tile_loop_samples_pct"] - 100 * sum(levels[n][1] for n in loops)) < 0.05, who
+        count, share, ops = levels[4096]
+        assert (fig["epilogue_instructions"], fig["epilogue_sts"], fig["epilogue_stmatrix"], fig["epilogue_cs2r"]) == \
+            (count, ops.get("STS", 0), ops.get("STSM.16.M88.4", 0), ops.get("CS2R", 0)), who
+        assert abs(fig["epilogue_samples_pct"] - 100 * share) < 0.05, who
+        page = details.summary((RESULTS / f"hopper_sass_{name}_details_h100_2026-12-06.txt").read_text())
+        assert fig["elapsed_cycles"] == page["elapsed_cycles"], who
+        assert abs(fig["sm_active_cycles"] - page["sm_active_cycles"]) <= 0.5, who

@@ -35,7 +35,7 @@ from pathlib import Path
 from labkit.errors import LabkitError
 
 __all__ = ["MeasurementError", "CUBLAS", "RESULTS", "GEMM_RUN", "STEP5_RUN", "EXPERIMENTS_RUN", "PREDICATED_COPY_RUN", "EPILOGUE_RUN",
-           "HOPPER_GEMM_RUN", "HOPPER_FP8_RUN", "HOPPER_PINGPONG_RUN", "STREAMK_PROFILE_RUN", "HOPPER_PROFILE_RUN", "HOPPER_LEVERS_RUN", "WGMMA_PEAK_RUN", "WGMMA_BASE_OFFSET_RUN", "WGMMA_FIXED_COST_RUN", "WGMMA_STEP_RUN",
+           "HOPPER_GEMM_RUN", "HOPPER_FP8_RUN", "HOPPER_PINGPONG_RUN", "STREAMK_PROFILE_RUN", "HOPPER_PROFILE_RUN", "HOPPER_LEVERS_RUN", "HOPPER_SASS_RUN", "WGMMA_PEAK_RUN", "WGMMA_BASE_OFFSET_RUN", "WGMMA_FIXED_COST_RUN", "WGMMA_STEP_RUN",
            "RUNS", "KernelResources",
            "GemmLadderRun", "gemm_ladder", "gemm_ladder_record", "Figure", "record", "figure", "figures",
            "run_info", "run_name"]
@@ -80,6 +80,9 @@ HOPPER_PROFILE_RUN = "hopper_profile_ncu_h100_2026-12-05"
 HOPPER_LEVERS_RUN = "hopper_levers_h100_2026-12-06"
 """Step 7 in raster groups of 16, in clusters of 2, and with stream-K over the last wave (with Nsight
 Compute on that stream-K kernel), beside cuBLAS at 4096³ and 8192³, interleaved rounds (H100)."""
+HOPPER_SASS_RUN = "hopper_sass_h100_2026-12-06"
+"""Nsight Compute's SASS source pages of step 7 and cuBLAS at 4096³: instructions and warp-stall
+samples of the k-tile loop and of the epilogue (H100)."""
 RUNS = {"gemm": GEMM_RUN, "gemm-step5": STEP5_RUN, "experiments": EXPERIMENTS_RUN,
         "predicated-copy": PREDICATED_COPY_RUN, "epilogue": EPILOGUE_RUN, "wgmma-peak": WGMMA_PEAK_RUN,
         "gemm-hopper": HOPPER_GEMM_RUN, "wgmma-base-offset": WGMMA_BASE_OFFSET_RUN,
@@ -87,7 +90,7 @@ RUNS = {"gemm": GEMM_RUN, "gemm-step5": STEP5_RUN, "experiments": EXPERIMENTS_RU
         "gemm-hopper-fp8": HOPPER_FP8_RUN, "gemm-hopper-pingpong": HOPPER_PINGPONG_RUN,
         "gemm-hopper-ablation": HOPPER_ABLATION_RUN, "gemm-hopper-top": HOPPER_TOP_RUN,
         "gemm-streamk-profile": STREAMK_PROFILE_RUN, "gemm-hopper-profile": HOPPER_PROFILE_RUN,
-        "gemm-hopper-levers": HOPPER_LEVERS_RUN}
+        "gemm-hopper-levers": HOPPER_LEVERS_RUN, "gemm-hopper-sass": HOPPER_SASS_RUN}
 """Every run a page cites, by the short name pages use: the Measurements page lists each."""
 CUBLAS = "cuBLAS (torch)"
 
