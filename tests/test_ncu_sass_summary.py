@@ -3,18 +3,16 @@ instruction ran, and the recorded pages of step 7 and cuBLAS read as their kerne
 
 import doctest
 import gzip
-import importlib.util
 from pathlib import Path
+
+from bench_scripts import load
 
 REPO = Path(__file__).resolve().parents[1]
 RESULTS = REPO / "benchmarks" / "results"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("ncu_sass_summary", REPO / "benchmarks" / "ncu_sass_summary.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load("ncu_sass_summary")
 
 
 def test_docstring_examples():
@@ -51,9 +49,7 @@ def test_the_recorded_pages_hold_each_kernels_k_tile_loop():
 def test_the_recorded_figures_are_what_the_pages_say():
     import json
     mod = _module()
-    spec = importlib.util.spec_from_file_location("ncu_summary", REPO / "benchmarks" / "ncu_summary.py")
-    details = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(details)
+    details = load("ncu_summary")
     record = json.loads((RESULTS / "hopper_sass_h100_2026-12-06.json").read_text())["sass"]
     for who, name, loops in (("step 7", "step7", [262144]), ("cuBLAS", "cublas", [197664, 64480, 196608])):
         levels = {n: (count, share, dict(ops)) for n, count, share, ops in

@@ -2,19 +2,17 @@
 holds what its raw reports say."""
 
 import doctest
-import importlib.util
 import json
 from pathlib import Path
+
+from bench_scripts import load
 
 REPO = Path(__file__).resolve().parents[1]
 RUN = REPO / "benchmarks" / "results" / "hopper_profile_ncu_h100_2026-12-05"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("ncu_summary", REPO / "benchmarks" / "ncu_summary.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load("ncu_summary")
 
 
 def test_docstring_examples():
