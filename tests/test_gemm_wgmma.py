@@ -422,7 +422,8 @@ def test_the_ablation_pairs_are_configurations_that_differ_in_their_technique_al
             {"pingpong"} if "ping-pong" in what else {"cluster"} if "cluster" in what else \
             {"block_scales", "scaled"} if "per-block" in what else \
             {"stages", "stages_d"} if what.startswith("four stages") else \
-            {"stream_k"} if what.startswith("stream-K") else {"epilogue", "stages"}
+            {"stream_k"} if what.startswith("stream-K") else {"stmatrix"} if what.startswith("stmatrix") else \
+            {"overlap_store"} if what.startswith("C stored during") else {"epilogue", "stages"}
         assert changed and changed <= allowed, (what, changed)
     rows = [dict(size="8192", step="wgmma[128x128x64s6]", tflops=500.0)]
     line = [x for x in bench_ablation.table(rows, ["8192"]).splitlines() if x.startswith("| ping-pong")][0]
@@ -553,3 +554,114 @@ def test_the_ablation_table_shows_only_pairs_its_run_timed():
     lines = str(measurements.ablation("gemm-hopper-ablation")).splitlines()[1:]
     assert want and [w for w in want if any(line.startswith(w) for line in lines)] == want
     assert len(lines) == len(want)
+
+
+# --- stmatrix staging and the held tile (overlap_store) ---------------------------------------------
+
+def _stmatrix_places(cfg, warp):
+    """Where the generated stmatrix statements put each element of ``warp``'s accumulators:
+    ``{(row, col): byte offset in the consumer's room}``, from the statements' own address
+    expressions and the PTX ISA's two fragment rules (wgmma's D: lane l holds rows l/4 (+8), columns
+    8j + 2(l%4) (+1) of column block j, accumulators 4j + 2hi + e; stmatrix.x4: lane 8i + r gives
+    the address of row r of matrix i, and lane l's register i holds row l/4, columns 2(l%4) (+1) of it)."""
+    import re
+
+    st = [s for s in gemm_wgmma.statements(cfg) if s.phase == "epilogue"]
+    text = {s.text.split(" = ", 1)[0]: s.text.split(" = ", 1)[1] for s in st if s.text.startswith(("srow =", "q ="))}
+    calls, named = [], {}
+    for s in st:            # p0 .. p3 = cvt(acc[2w + 1], acc[2w]): word w of the rounded pairs
+        if s.call and s.call.startswith("cvt_rn") and s.text.startswith("p"):
+            named[s.text.split(" = ")[0]] = int(re.search(r"\[(\d+)\]\)$", s.text).group(1)) // 2
+        if s.call == "stmatrix_x4":
+            calls.append(re.sub(r"\bp(\d)\b", lambda m: f"held[{named['p' + m.group(1)]}]", s.text))
+    calls = calls[:len(calls) // 2] if cfg.overlap_store else calls     # the held tile: stored in two places
+    env = dict(uint32=int, stg=0)
+    places = {}
+    for lane in range(32):
+        env.update(lane=lane, warp=warp)
+        env["srow"] = eval(text["srow"], env)
+        env["q"] = eval(text["q"], env)
+        for call in calls:
+            addr, *regs = [x.strip() for x in re.match(r"stmatrix_x4\((.*)\)$", call).group(1).split(",")]
+            for i, reg in enumerate(regs):                      # register i of this lane -> matrix i
+                word = int(re.search(r"\[(\d+)\]", reg).group(1))
+                row_lane = 8 * i + lane // 4                     # the lane that addresses that row of matrix i
+                env2 = dict(env, lane=row_lane)
+                env2["srow"], env2["q"] = eval(text["srow"], env2), eval(text["q"], env2)
+                base = eval(addr, env2)
+                j, hi = divmod(word, 2)
+                for e in (0, 1):
+                    row, col = 16 * warp + lane // 4 + 8 * hi, 8 * j + 2 * (lane % 4) + e
+                    places[(row, col)] = base + 2 * (2 * (lane % 4) + e)
+    return places
+
+
+@pytest.mark.parametrize("config", ["128x256x64s4rm-tma", "128x256x64s4rmo-tma"])
+def test_stmatrix_stages_each_element_where_the_tma_box_expects_it(config):
+    from labkit.cuda.kernels.ladder.gemm_wgmma_epilogue import BOX_BYTES, staged_chunk
+
+    cfg = gemm_wgmma.CONFIGS[config]
+    for warp in range(4):
+        places = _stmatrix_places(cfg, warp)
+        assert len(places) == 16 * cfg.bn                     # every element of the warp's 16 rows, once
+        for (row, col), at in places.items():
+            box = col // 64
+            want = (box % cfg.boxes_d) * BOX_BYTES + row * 128 + staged_chunk(col // 8, row) * 16 + (col % 8) * 2
+            assert at == want, (warp, row, col)
+
+
+def test_stmatrix_stages_a_tile_with_a_quarter_of_the_stores():
+    def count(config):
+        calls = [s.call for s in gemm_wgmma.statements(gemm_wgmma.CONFIGS[config]) if s.phase == "epilogue"]
+        return calls.count("st_shared_u32"), calls.count("stmatrix_x4")
+
+    # 64 words of C a thread: 64 four-byte stores, or 16 stmatrix.x4 of four words
+    assert count("128x256x64s4r-tma") == (64, 0) and count("128x256x64s4rm-tma") == (0, 16)
+
+
+def test_the_held_tile_is_stored_inside_the_next_tiles_first_k_tile_and_after_the_last():
+    cfg = gemm_wgmma.CONFIGS["128x256x64s4rmo-tma"]
+    st = gemm_wgmma.statements(cfg)
+    texts = [s.text for s in st]
+    loop = texts.index("for kt in range(ktiles):", texts.index("c = int32(wg - 1)"))
+    body = st[loop + 1:]
+    end = next(i for i, s in enumerate(body) if s.depth <= st[loop].depth)
+    body, after = body[:end], body[end:]
+    mma = [s.text for s in body if s.repeat == "mma"]
+    # a tile's first k16 step: scale-d off (D = A B) in its first k-tile; the others accumulate
+    assert ", int32(kt > 0), 1, 1, 0, 0)" in mma[0] and all(", acc, 1, 1, 1, 0, 0)" in m for m in mma[1:])
+    assert not any(s.call == "wgmma_zeros" for s in body + after[:5])     # no zeroing per tile
+    calls = [s.call for s in body]
+    commit, store = calls.index("wgmma_commit_group"), calls.index("stmatrix_x4")
+    wait = calls.index("wgmma_wait_group")
+    assert commit < store < wait                # staged while the k-tile's wgmmas run
+    guard = [s.text for s in body if s.kind == "block" and "holding" in s.text]
+    assert guard == ["if kt == 0 and holding != 0:"]
+    rounding = [s for s in after if s.text.startswith("held = ")]
+    assert rounding[0].text.count("cvt_rn_f16x2_f32(") == 64 and rounding[1].call == "wgmma_fence_operand"
+    tail = [s.text for s in after]
+    assert "if holding != 0:" in tail and tail.index("if holding != 0:") < tail.index("cp_async_bulk_wait_group()")
+
+
+@pytest.mark.parametrize("kw", [dict(overlap_store=True), dict(c="f16", epilogue="tma", overlap_store=True),
+                                dict(c="f16", epilogue="tma", overlap_store=True, setmaxnreg=(40, 232),
+                                     stream_k=1),
+                                dict(stmatrix=True)])
+def test_overlap_store_and_stmatrix_are_checked(kw):
+    from labkit.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="overlap_store|stmatrix stages C"):
+        gemm_wgmma.WgmmaConfig(**kw)
+
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("config", ["128x256x64s4rm-tma", "128x256x64s4rmo-tma"])
+def test_held_tiles_are_stored_right_when_ctas_walk_many_tiles(config):
+    """More tiles than SMs (each CTA stores a held tile during its next tile), edge tiles on both sides."""
+    from labkit.cuda.launch import device_sm
+
+    if device_sm() != 90:
+        pytest.skip("wgmma needs sm_90a")
+    for M, N, K in ((4100, 2056, 136), (2048, 4096, 64)):
+        err, tol = gemm.check("wgmma", M, N, K, config=config)
+        assert err <= tol, f"{config} {M}x{N}x{K}: {err:.3g} over {tol:.3g}"

@@ -225,6 +225,10 @@ def statements(cfg=None, name="gemm_wgmma"):
             w.code("stage = int32(0)")
             w.code("phase = uint32(0)")
             w.code("prev = int32(0)")
+        held = cfg.overlap_store
+        if held:
+            epilogue.hold_init(w, cfg)
+            w.code(f"{accs[0]} = {W['zeros']}({R})", call=W["zeros"], op=NO_INSTRUCTION, cute="tCrC")
         loop = units("int32(cuda.blockIdx.x + c * cuda.gridDim.x)", ("tile += int32(2 * cuda.gridDim.x)", "seq += 2"),
                      ("seq = int32(c)",)) if cfg.pingpong else units()
         with loop:
@@ -235,7 +239,7 @@ def statements(cfg=None, name="gemm_wgmma"):
                     w.code("pos = int32(seq * ktiles)")
                     w.code(f"stage = int32(pos % {S})")
                     w.code(f"phase = uint32((pos // {S}) & 1)")
-            for acc in accs + (["total"] if cfg.block_scales else []):
+            for acc in ([] if held else accs) + (["total"] if cfg.block_scales else []):
                 w.code(f"{acc} = {W['zeros']}({R})", call=W["zeros"], op=NO_INSTRUCTION, cute="tCrC")
             if cfg.block_scales:
                 block_scales.rows(w)
@@ -265,9 +269,13 @@ def statements(cfg=None, name="gemm_wgmma"):
                         for m, acc in enumerate(accs):
                             da = f"da{m if MB > 1 else ''}"
                             scale_d = 0 if cfg.block_scales and k == 0 else 1     # a fresh partial per k-tile
+                            scale_d = "int32(kt > 0)" if held and k == 0 else scale_d   # a tile's first: D = A B
                             w.code(f"{acc} = {mma}({da}{off}, db{off}, {acc}, {scale_d}, {imm})", call=mma,
                                    repeat="mma")
                     w.code(f"{W['commit']}()", call=W["commit"])
+                    if held:
+                        with w.in_phase("epilogue"):
+                            epilogue.store_held(w, cfg, "kt == 0 and holding != 0")
                     if cfg.block_scales:
                         block_scales.load(w)
                     w.code(f"{W['wait']}({0 if cfg.block_scales else 1})", call=W["wait"])
@@ -300,8 +308,13 @@ def statements(cfg=None, name="gemm_wgmma"):
                                cute="tCrC")
                     if cfg.stream_k:
                         streamk.end(w, cfg, accs[0], lambda add: epilogue.store_c(w, cfg, accs[0], add=add))
-                    for m, acc in enumerate(accs if not cfg.stream_k else ()):
+                    if held:
+                        epilogue.hold(w, cfg, accs[0])
+                    for m, acc in enumerate(accs if not (cfg.stream_k or held) else ()):
                         epilogue.store_c(w, cfg, acc, f"{64 * m}" if cfg.pingpong else "64 * c")
+        if held:
+            with w.in_phase("epilogue"):
+                epilogue.store_held(w, cfg)
         epilogue.drain(w, cfg)
     return tuple(w.statements)
 
@@ -339,7 +352,7 @@ def namespace(cfg):
     for key, n in WGMMA_CALLS.items():
         n = _mma_name(cfg) if key == "mma" else n
         scope[n] = getattr(ptx, n)
-    scope["fence_proxy_async_shared_cta"] = ptx.fence_proxy_async_shared_cta
+    scope.update({n: getattr(ptx, n) for n in ("fence_proxy_async_shared_cta", "stmatrix_x4", "wgmma_zeros_u32")})
     if cfg.setmaxnreg:
         scope.update(gemm_ptx.setmaxnreg_calls(*cfg.setmaxnreg))
     if cfg.stream_k:

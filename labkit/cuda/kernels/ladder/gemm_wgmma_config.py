@@ -55,7 +55,13 @@ class WgmmaConfig:
     L2 once for two tiles; ``stream_k``: the last waves whose tiles are cut into equal runs of
     k-tiles, one a CTA, a tile shared by CTAs summed through a workspace
     (:mod:`~labkit.cuda.kernels.ladder.gemm_wgmma_streamk`): 0 (none), 2 (the last partial wave and
-    one full wave, walked first) or 1 (the last partial wave alone, walked after the whole tiles)."""
+    one full wave, walked first) or 1 (the last partial wave alone, walked after the whole tiles);
+    ``stmatrix``: the TMA-store epilogue stages C with ``stmatrix.m8n8.x4`` (four 8 x 8 blocks of 16-bit
+    C a warp, CuTe's ``SM90_U32x4_STSM_N``) instead of one 4-byte ``st.shared`` a pair; ``overlap_store``:
+    a consumer rounds a finished tile to 16-bit pairs in registers (64 words beside its 128
+    accumulators, so it needs ``setmaxnreg``) and stages and stores them while the next tile's first
+    k-tile is on the tensor cores; that tile starts with wgmma's scale-d off (D = A B) instead of
+    zeroed accumulators."""
 
     consumers: int = 2
     bn: int = 256
@@ -73,6 +79,8 @@ class WgmmaConfig:
     block_scales: bool = False
     cluster: int = 1
     stream_k: int = 0
+    stmatrix: bool = False
+    overlap_store: bool = False
 
     def __post_init__(self):
         from labkit.elements import element
@@ -111,6 +119,14 @@ class WgmmaConfig:
         if self.stream_k and (self.pingpong or self.block_scales or self.cluster != 1):
             raise ConfigError("config: stream_k runs cooperative consumers of one CTA on one accumulator; got "
                               f"pingpong={self.pingpong}, block_scales={self.block_scales}, cluster={self.cluster}")
+        if self.stmatrix and self.epilogue != "tma":
+            raise ConfigError(f"config: stmatrix stages C for the TMA-store epilogue; got epilogue={self.epilogue!r}")
+        if self.overlap_store and (self.epilogue != "tma" or self.stream_k or self.block_scales or self.cluster != 1
+                                   or not self.setmaxnreg or self.setmaxnreg[1] < 232):
+            raise ConfigError("config: overlap_store keeps a tile's 16-bit C in registers for the TMA-store epilogue "
+                              "of one CTA's cooperative consumers, beside 128 accumulators (setmaxnreg of at least "
+                              f"232 for them); got epilogue={self.epilogue!r}, stream_k={self.stream_k}, "
+                              f"block_scales={self.block_scales}, cluster={self.cluster}, setmaxnreg={self.setmaxnreg}")
         if c.name not in _C:
             raise ConfigError(f"config: c must be one of {', '.join(_C)}; got {self.c!r}")
         for f, v in (("a", a.name), ("b", b.name), ("c", c.name)):
@@ -169,6 +185,9 @@ CONFIGS = {
     "128x256x128s3-e4m3-tma": WgmmaConfig(stages=3, a="e4m3", b="e4m3", c="bf16", scaled=True, epilogue="tma"),
     "128x256x64s4-tma": WgmmaConfig(c="f16", epilogue="tma", stages_d=2),
     "128x256x64s4r-tma": WgmmaConfig(c="f16", epilogue="tma", stages_d=2, setmaxnreg=(40, 232)),
+    "128x256x64s4rm-tma": WgmmaConfig(c="f16", epilogue="tma", stages_d=2, setmaxnreg=(40, 232), stmatrix=True),
+    "128x256x64s4rmo-tma": WgmmaConfig(c="f16", epilogue="tma", stages_d=2, setmaxnreg=(40, 232), stmatrix=True,
+                                       overlap_store=True),
     "128x256x64s4sk-tma": WgmmaConfig(c="f16", epilogue="tma", stages_d=2, stream_k=2),
     "128x256x64s4rsk1-tma": WgmmaConfig(c="f16", epilogue="tma", stages_d=2, setmaxnreg=(40, 232), stream_k=1),
     "128x256x128s4-e4m3-tma": WgmmaConfig(a="e4m3", b="e4m3", c="bf16", scaled=True, epilogue="tma", stages_d=2),
@@ -202,6 +221,10 @@ ABLATION = (
     ("four stages beside a TMA-store epilogue that stages C through two box slots (e4m3)", "128x256x128s3-e4m3-tma",
      "128x256x128s4-e4m3-tma"),
     ("setmaxnreg 40/232 (f16 C, TMA store, four stages)", "128x256x64s4-tma", "128x256x64s4r-tma"),
+    ("stmatrix for staging C (f16 C, TMA store, four stages, 40/232 registers)", "128x256x64s4r-tma",
+     "128x256x64s4rm-tma"),
+    ("C stored during the next tile's first k-tile, scale-d off instead of zeroing (f16 C, TMA store by stmatrix, "
+     "40/232 registers)", "128x256x64s4rm-tma", "128x256x64s4rmo-tma"),
     ("stream-K for the last two waves (f16 C, TMA store, four stages)", "128x256x64s4-tma", "128x256x64s4sk-tma"),
     ("stream-K for the last partial wave, after the whole tiles (f16 C, TMA store, four stages, 40/232 registers)",
      "128x256x64s4r-tma", "128x256x64s4rsk1-tma"),

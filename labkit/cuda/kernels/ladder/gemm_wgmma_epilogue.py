@@ -23,7 +23,9 @@ groups must have read the room (``cp.async.bulk.wait_group.read stages_d - 1``).
 
 from __future__ import annotations
 
-__all__ = ["store_c", "drain", "staged_chunk", "BOX_BYTES", "ADD_BATCH", "preload"]
+from labkit.cuda.kernels.ladder.gemm_statements import NO_INSTRUCTION
+
+__all__ = ["store_c", "drain", "staged_chunk", "BOX_BYTES", "ADD_BATCH", "preload", "hold_init", "hold", "store_held"]
 
 #: bytes of one staged TMA box: 64 rows of 128 bytes (64 columns of 16-bit C)
 BOX_BYTES = 64 * 128
@@ -121,20 +123,30 @@ def _direct(w, cfg, acc, rows, add):
                                 store(j, hi, terms)
 
 
-def _tma(w, cfg, acc, add):
+def _tma(w, cfg, acc, add, packed=None, at=("m0", "n0")):
     cvt = f"cvt_rn_{cfg.c}x2_f32"
     room = f"uint32(sbase + {cfg.stages * cfg.stage_bytes} + c * {cfg.boxes_d * BOX_BYTES})"
     boxes = range(cfg.bn // 64)
     if not cfg.stages_d:                      # room for the whole row of boxes: one bulk group a tile
-        _stage(w, cfg, acc, cvt, list(boxes), 0, room, "the previous tile's TMA stores have read it", add)
+        _stage(w, cfg, acc, cvt, list(boxes), 0, room, "the previous tile's TMA stores have read it", add,
+               packed, at)
         return
     for b in boxes:                           # a ring of stages_d boxes: one bulk group a box
         _stage(w, cfg, acc, cvt, [b], cfg.stages_d - 1, room if b == 0 else None,
                f"all but the {cfg.stages_d - 1} newest TMA stores have read it" if cfg.stages_d > 1 else
-               "the previous TMA store has read it", add)
+               "the previous TMA store has read it", add, packed, at)
 
 
-def _stage(w, cfg, acc, cvt, boxes, pending, room, why, add):
+def _word(w, cfg, acc, cvt, terms, j, hi, packed, name):
+    """The 32-bit word of column block ``j``, row half ``hi``: ``packed``'s, or rounded now into ``name``."""
+    if packed:
+        return f"{packed}[{2 * j + hi}]"
+    x, y = _scaled(cfg, acc, 4 * j + 2 * hi, terms), _scaled(cfg, acc, 4 * j + 2 * hi + 1, terms)
+    w.code(f"{name} = {cvt}({y}, {x})", call=cvt, repeat="cvt")
+    return name
+
+
+def _stage(w, cfg, acc, cvt, boxes, pending, room, why, add, packed, at):
     """Stage ``boxes`` (each 64 columns of the consumer's rows) in their slots of the room and
     store them as one bulk group, once at most ``pending`` newer groups may still read the room."""
     slot = {b: b % cfg.boxes_d for b in boxes}
@@ -146,15 +158,25 @@ def _stage(w, cfg, acc, cvt, boxes, pending, room, why, add):
         if room:
             w.comment(f"boxes of 64 rows x 128 bytes, 128-byte swizzle: column block j of row r at chunk (j % 8) ^ (r % 8)")
             w.code(f"stg = {room}")
-            w.code("lrow = uint32(lane // 4)")
-            w.code("at = uint32(stg + (16 * warp + lrow) * 128 + 4 * (lane % 4))")
+            if cfg.stmatrix:
+                w.comment("stmatrix.x4: lanes 8i .. 8i+7 address the rows of 8x8 block i (row half i % 2, "
+                          "column block i // 2 of the pair); for an even j, chunk (j + i // 2) ^ (r % 8) = j ^ q")
+                w.code("srow = uint32(stg + (16 * warp + lane % 8 + 8 * ((lane // 8) % 2)) * 128)")
+                w.code("q = uint32((lane // 16) ^ (lane % 8))")
+            else:
+                w.code("lrow = uint32(lane // 4)")
+                w.code("at = uint32(stg + (16 * warp + lrow) * 128 + 4 * (lane % 4))")
         for b in boxes:
             terms = preload(w, add, list(range(ADD_BATCH * b, ADD_BATCH * (b + 1))))    # the box's accumulators
-            for j in range(8 * b, 8 * b + 8):
+            for j in range(8 * b, 8 * b + 8, 2 if cfg.stmatrix else 1):
+                if cfg.stmatrix:
+                    regs = [_word(w, cfg, acc, cvt, terms, j + i // 2, i % 2, packed, f"p{i}") for i in range(4)]
+                    w.code(f"stmatrix_x4(srow + (({j % 8} ^ q) << 4) + {slot[b] * BOX_BYTES}, {', '.join(regs)})",
+                           call="stmatrix_x4", repeat="stsm")
+                    continue
                 for hi in (0, 1):
-                    x, y = _scaled(cfg, acc, 4 * j + 2 * hi, terms), _scaled(cfg, acc, 4 * j + 2 * hi + 1, terms)
-                    w.code(f"p = {cvt}({y}, {x})", call=cvt, repeat="cvt")
-                    w.code(f"st_shared_u32(at + (({j % 8} ^ lrow) << 4), p, {slot[b] * BOX_BYTES + 1024 * hi})",
+                    p = _word(w, cfg, acc, cvt, terms, j, hi, packed, "p")
+                    w.code(f"st_shared_u32(at + (({j % 8} ^ lrow) << 4), {p}, {slot[b] * BOX_BYTES + 1024 * hi})",
                            call="st_shared_u32", repeat="sts")
         w.comment("the generic proxy's stores, visible to the TMA unit (the async proxy), then the warpgroup meets")
         w.code("fence_proxy_async_shared_cta()", call="fence_proxy_async_shared_cta")
@@ -163,6 +185,38 @@ def _stage(w, cfg, acc, cvt, boxes, pending, room, why, add):
         if room:
             w.comment("one thread stores the boxes; TMA leaves out what lies past M or N")
         for b in boxes:
-            w.code(f"tma_store_2d(maps, 32, int32(n0 + {64 * b}), int32(m0 + 64 * c), uint32(stg + {slot[b] * BOX_BYTES}))",
-                   call="tma_store_2d")
+            w.code(f"tma_store_2d(maps, 32, int32({at[1]} + {64 * b}), int32({at[0]} + 64 * c), "
+                   f"uint32(stg + {slot[b] * BOX_BYTES}))", call="tma_store_2d")
         w.code("cp_async_bulk_commit_group()", call="cp_async_bulk_commit_group")
+
+
+# --- overlap_store: a tile's C waits in registers, stored during the next tile's first k-tile ------
+
+def hold_init(w, cfg):
+    """Before a consumer's first tile: no tile waits to be stored yet."""
+    w.comment("C of the tile before, rounded to 16-bit pairs, waiting to be stored during this tile's first k-tile")
+    w.code(f"held = wgmma_zeros_u32({cfg.bn // 4})", call="wgmma_zeros_u32", op=NO_INSTRUCTION, cute="tCrC")
+    w.code("hm0 = int32(0)")
+    w.code("hn0 = int32(0)")
+    w.code("holding = int32(0)")
+
+
+def hold(w, cfg, acc):
+    """After a tile's last wgmma completed: round its accumulators into ``held``, pinned there (an
+    empty asm statement), so they are computed before the next tile's wgmmas write ``acc``."""
+    cvt = f"cvt_rn_{cfg.c}x2_f32"
+    words = [f"{cvt}({_scaled(cfg, acc, 2 * i + 1)}, {_scaled(cfg, acc, 2 * i)})" for i in range(cfg.bn // 4)]
+    # tuples of 16 added together: a longer tuple display compiles to bytecode numba cannot read
+    w.code("held = " + " + ".join(f"({', '.join(words[i:i + 16])},)" for i in range(0, len(words), 16)),
+           call=cvt, cute="tCrC")
+    w.code("held = wgmma_fence_operand(held)", call="wgmma_fence_operand", op=NO_INSTRUCTION, cute="tCrC")
+    w.code("hm0 = m0")
+    w.code("hn0 = n0")
+    w.code("holding = int32(1)")
+
+
+def store_held(w, cfg, when="holding != 0"):
+    """Stage and store the held tile (if ``when``): its rows ``hm0 + 64c``, columns ``hn0`` ..."""
+    with w.block(f"if {when}:"):
+        _tma(w, cfg, None, None, packed="held", at=("hm0", "hn0"))
+        w.code("holding = int32(0)")
