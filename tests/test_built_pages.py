@@ -11,8 +11,8 @@ import pytest
 
 from book_site import PAGES, toc_pages as _toc_pages
 
-#: the measurements page and its second part (step 7 on an H100)
-MEASUREMENT_PAGES = ["book/measurements", "book/measurements_h100"]
+#: the measurements page and its second and third parts (step 7 on an H100; under Nsight Compute)
+MEASUREMENT_PAGES = ["book/measurements", "book/measurements_h100", "book/measurements_h100_ncu"]
 
 pytestmark = pytest.mark.slow        # the book is built (or read from BOOK_HTML) once per run
 

@@ -177,3 +177,27 @@ def test_every_measured_role_of_the_book_names_a_figure():
         value = measurements.figure(run, path)
         if fmt:
             format(value.value, fmt)
+
+
+def test_the_ablation_runs_nsight_figures_are_the_ones_ncu_printed():
+    """Each kernel's figures in the ablation run's ``profile`` against the Nsight Compute text it came
+    from (one ``==== <kernel>`` section per launch profiled)."""
+    import re
+
+    from labkit.lab.measurement_records import RESULTS, record, run_name
+
+    run = run_name("gemm-hopper-ablation")
+    profile = record(run)["profile"]
+    text = (RESULTS / run.replace("ablation_", "ablation_ncu_")).with_suffix(".txt").read_text()
+    metrics = {"elapsed_cycles": "sm__cycles_elapsed.avg", "sm_active_cycles": "sm__cycles_active.avg",
+               "dram_read_mb": "dram__bytes_read.sum", "dram_write_mb": "dram__bytes_write.sum",
+               "l2_hit_pct": "lts__t_sector_hit_rate.pct", "sm_clock_ghz": "sm__cycles_elapsed.avg.per_second",
+               "time_us": "gpu__time_duration.sum"}
+    sections = {part.split(" ", 1)[0]: part for part in text.split("==== ")[1:]}
+    assert set(profile) == {"cuBLAS" if k == "cublas" else k for k in sections}
+    for kernel, figures in profile.items():
+        part = sections["cublas" if kernel == "cuBLAS" else kernel]
+        for key, metric in metrics.items():
+            printed = re.search(rf"^\s*{re.escape(metric)}\s+\S+\s+([\d,.]+)\s*$", part, re.M).group(1)
+            tol = 0.5 if key.endswith("cycles") else 1e-9         # cycles rounded to a cycle
+            assert figures[key] == pytest.approx(float(printed.replace(",", "")), abs=tol), (kernel, key)

@@ -21,8 +21,8 @@ REPO = Path(__file__).resolve().parents[1]
 TOC = yaml.safe_load((REPO / "_toc.yml").read_text())
 CONFIG = yaml.safe_load((REPO / "_config.yml").read_text())
 CHAPTERS = [c["file"] for part in TOC["parts"] if part["caption"] == "Chapters" for c in part["chapters"]]
-#: the measurements page and its second part (step 7 on an H100)
-MEASUREMENT_PAGES = ["book/measurements", "book/measurements_h100"]
+#: the measurements page and its second and third parts (step 7 on an H100; under Nsight Compute)
+MEASUREMENT_PAGES = ["book/measurements", "book/measurements_h100", "book/measurements_h100_ncu"]
 LABS = sorted(p.relative_to(REPO).with_suffix("").as_posix() for p in (REPO / "notebooks").glob("*.ipynb"))
 EXERCISES = sorted(p.relative_to(REPO).with_suffix("").as_posix()
                    for p in (REPO / "exercises").glob("*/student/*.ipynb"))

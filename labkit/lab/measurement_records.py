@@ -68,8 +68,11 @@ HOPPER_FP8_RUN = "hopper_fp8_h100_2026-12-05"
 and cuBLAS's fp8 GEMM (``torch._scaled_mm``), six problem shapes, interleaved rounds (H100)."""
 HOPPER_PINGPONG_RUN = "hopper_pingpong_h100_2026-12-05"
 """Step 7's ping-pong consumers beside its cooperative ones, f16 and fp8, six shapes, interleaved rounds (H100)."""
-HOPPER_ABLATION_RUN = "hopper_ablation_h100_2026-12-06"
+HOPPER_ABLATION_RUN = "hopper_ablation_h100_2026-12-06b"
 """Step 7's ablation: each technique as a pair of configurations differing in it alone, one run (H100)."""
+HOPPER_STREAMK_BATCHED_RUN = "hopper_ablation_h100_2026-12-06"
+"""The ablation run before the current one (H100), with Nsight Compute on the one-wave stream-K kernel
+whose partial sums load a batch at a time."""
 HOPPER_TOP_RUN = "hopper_top_h100_2026-12-05b"
 """Step 7's top configurations (f16 and fp8 with TMA-store epilogues, four stages, stream-K, per-block scales)
 at seven shapes beside cuBLAS, CuTe's tutorials and CUTLASS's warp-specialized cooperative GEMM, one run (H100)."""
@@ -90,7 +93,8 @@ RUNS = {"gemm": GEMM_RUN, "gemm-step5": STEP5_RUN, "experiments": EXPERIMENTS_RU
         "gemm-hopper-fp8": HOPPER_FP8_RUN, "gemm-hopper-pingpong": HOPPER_PINGPONG_RUN,
         "gemm-hopper-ablation": HOPPER_ABLATION_RUN, "gemm-hopper-top": HOPPER_TOP_RUN,
         "gemm-streamk-profile": STREAMK_PROFILE_RUN, "gemm-hopper-profile": HOPPER_PROFILE_RUN,
-        "gemm-hopper-levers": HOPPER_LEVERS_RUN, "gemm-hopper-sass": HOPPER_SASS_RUN}
+        "gemm-hopper-levers": HOPPER_LEVERS_RUN, "gemm-hopper-sass": HOPPER_SASS_RUN,
+        "gemm-streamk-batched": HOPPER_STREAMK_BATCHED_RUN}
 """Every run a page cites, by the short name pages use: the Measurements page lists each."""
 CUBLAS = "cuBLAS (torch)"
 

@@ -210,7 +210,7 @@ def ktile_times(run: str, size: int, configs) -> str:
     (the persistent grid has one CTA per SM).
 
     >>> print(ktile_times("gemm-hopper-ablation", 8192, ["128x128x128s6-e4m3"]))
-    128x128x128s6-e4m3: 1.201 ms / (32 tiles x 64 k-tiles) = 0.587 us a k-tile
+    128x128x128s6-e4m3: 1.176 ms / (32 tiles x 64 k-tiles) = 0.574 us a k-tile
     """
     import math
 

@@ -477,32 +477,7 @@ def kernel_report(acc="f32", sm=90, sass_path=None, config=DEFAULT):
     """Registers, spills, shared memory and SASS mix of the compiled kernel (it must have been
     launched once). ``per_ktile`` counts one consumer warp's k-tile of the main loop (the loop
     with the most ``HGMMA``), with ``UTMALDG`` from the producer's loop."""
-    from labkit.cuda.kernels.ladder import gemm_sass
+    from labkit.cuda.kernels.ladder.gemm_wgmma_report import kernel_report as report
 
     cfg = _pick(config)
-    kernel = build_kernel(cfg).dispatcher
-    if not kernel.overloads:
-        raise DeviceError("kernel: gemm_wgmma has not been compiled yet; launch it first")
-
-    def one(v):
-        return next(iter(v.values())) if isinstance(v, dict) else v
-
-    regs = one(kernel.get_regs_per_thread())
-    report = dict(regs=regs, local_bytes=one(kernel.get_local_mem_per_thread()),
-                  static_smem=one(kernel.get_shared_mem_per_block()), dynamic_smem=cfg.smem_bytes(),
-                  threads=cfg.threads, mix={}, per_ktile={}, sass="", sass_from="")
-    report["ctas_per_sm"] = gemm_sass.ctas_per_sm(regs, cfg.threads, cfg.smem_bytes() + report["static_smem"], 90)
-    try:
-        sass = one(kernel.inspect_sass())
-        report["sass_from"] = "inspect_sass (nvdisasm)"
-    except Exception:
-        sass = ""
-    if sass:
-        report["sass"] = sass
-        report["mix"] = dict(gemm_sass.instruction_mix(sass))
-        opcode = "HGMMA" if cfg.a == "f16" else "QGMMA"       # SASS's names: 16-bit and 8-bit operands
-        report["per_ktile"] = gemm_sass.wgmma_ktile_mix(sass, K16_STEPS * _m_blocks(cfg), opcode=opcode)
-        if sass_path:
-            with open(sass_path, "w") as out:
-                out.write(sass)
-    return report
+    return report(build_kernel(cfg).dispatcher, cfg, K16_STEPS * _m_blocks(cfg), sass_path)
