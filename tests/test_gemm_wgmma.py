@@ -630,7 +630,11 @@ def test_the_held_tile_is_stored_inside_the_next_tiles_first_k_tile_and_after_th
     mma = [s.text for s in body if s.repeat == "mma"]
     # a tile's first k16 step: scale-d off (D = A B) in its first k-tile; the others accumulate
     assert ", int32(kt > 0), 1, 1, 0, 0)" in mma[0] and all(", acc, 1, 1, 1, 0, 0)" in m for m in mma[1:])
-    assert not any(s.call == "wgmma_zeros" for s in body + after[:5])     # no zeroing per tile
+    # the accumulators are zeroed once, before the consumer's tile loop, never inside it
+    consumer = texts.index("c = int32(wg - 1)")
+    tiles = texts.index("while tile < ntiles:", consumer)
+    zeros = [i for i, s in enumerate(st) if s.call == "wgmma_zeros" and i > consumer]
+    assert zeros and all(i < tiles for i in zeros)
     calls = [s.call for s in body]
     commit, store = calls.index("wgmma_commit_group"), calls.index("stmatrix_x4")
     wait = calls.index("wgmma_wait_group")

@@ -268,8 +268,9 @@ def statements(cfg=None, name="gemm_wgmma"):
                         off = f" + uint64({d})" if d else ""
                         for m, acc in enumerate(accs):
                             da = f"da{m if MB > 1 else ''}"
-                            scale_d = 0 if cfg.block_scales and k == 0 else 1     # a fresh partial per k-tile
-                            scale_d = "int32(kt > 0)" if held and k == 0 else scale_d   # a tile's first: D = A B
+                            # k16 step 0 starts afresh (D = A B): every k-tile's partial with block scales,
+                            # a tile's first k-tile where the accumulators are not zeroed
+                            scale_d = (0 if cfg.block_scales else "int32(kt > 0)" if held else 1) if k == 0 else 1
                             w.code(f"{acc} = {mma}({da}{off}, db{off}, {acc}, {scale_d}, {imm})", call=mma,
                                    repeat="mma")
                     w.code(f"{W['commit']}()", call=W["commit"])
